@@ -1,0 +1,36 @@
+/* Parasol's OpenCL extensions: one platform over every vendor's devices.
+ *
+ * Entry points are reached through clGetExtensionFunctionAddressForPlatform
+ * with the Parasol platform; the enum values below extend the standard
+ * queries. Parasol also accepts SOCL's conventions unchanged. */
+#ifndef CL_PARASOL_H
+#define CL_PARASOL_H
+
+#include <CL/cl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CL_PARASOL_EXTENSION_NAME "cl_parasol_unified_platform"
+
+/* Context property: the scheduling policy of the context's queues, a
+ * NUL-terminated policy name ("heft", "eager", "dmdas", "ws", "lws",
+ * "random", "prio", ...). Same value as SOCL's CL_CONTEXT_SCHEDULER_SOCL. */
+#define CL_CONTEXT_SCHEDULER_PARASOL 0xFF01
+#define CL_CONTEXT_SCHEDULER_SOCL 0xFF01
+
+/* clGetDeviceInfo: the vendor platform behind a Parasol device. */
+#define CL_DEVICE_VENDOR_PLATFORM_NAME_PARASOL 0xFF10 /* char[] */
+#define CL_DEVICE_VENDOR_PLATFORM_PARASOL 0xFF11      /* cl_platform_id (vendor's) */
+#define CL_DEVICE_VENDOR_DEVICE_PARASOL 0xFF12        /* cl_device_id (vendor's) */
+
+/* clGetEventInfo: the Parasol device that ran a command (NULL if it has not
+ * run on a device, e.g. a host-side copy or a marker). */
+#define CL_EVENT_DEVICE_PARASOL 0xFF20 /* cl_device_id */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CL_PARASOL_H */

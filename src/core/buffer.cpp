@@ -1,0 +1,58 @@
+#include "core/buffer.h"
+
+namespace parasol::core {
+
+Buffer::Buffer(Context* context, cl_mem_flags flags, std::size_t size, void* host_ptr,
+               std::shared_ptr<runtime::BufferStorage> storage)
+    : context_(context), flags_(flags), size_(size), host_ptr_(host_ptr),
+      storage_(std::move(storage)) {}
+
+Buffer::Buffer(Buffer* parent, cl_mem_flags flags, std::size_t origin, std::size_t size)
+    : context_(parent->context()), flags_(flags), size_(size),
+      host_ptr_(parent->host_ptr() ? static_cast<std::byte*>(parent->host_ptr()) + origin
+                                   : nullptr),
+      parent_(parent), origin_(parent->origin() + origin), storage_(parent->storage_) {}
+
+void Buffer::add_mapping(Mapping m) {
+  std::lock_guard lock(maps_mutex_);
+  mappings_.push_back(std::move(m));
+}
+
+bool Buffer::take_mapping(const void* pointer, Mapping& out) {
+  std::lock_guard lock(maps_mutex_);
+  for (auto it = mappings_.begin(); it != mappings_.end(); ++it)
+    if (it->pointer == pointer) {
+      out = std::move(*it);
+      mappings_.erase(it);
+      return true;
+    }
+  return false;
+}
+
+cl_uint Buffer::map_count() const {
+  std::lock_guard lock(maps_mutex_);
+  return static_cast<cl_uint>(mappings_.size());
+}
+
+void Buffer::add_destructor_callback(void(CL_CALLBACK* fn)(cl_mem, void*), void* user_data) {
+  std::lock_guard lock(callbacks_mutex_);
+  destructor_callbacks_.emplace_back(fn, user_data);
+}
+
+Buffer::~Buffer() {
+  if (destructor_callbacks_.empty()) return;
+  // The callbacks run once StarPU has let go of the memory: for a root
+  // buffer that is after its storage is unregistered (the user may free a
+  // USE_HOST_PTR region in them), and never before a sub-buffer goes.
+  cl_mem self = handle();
+  auto callbacks = std::move(destructor_callbacks_);
+  if (parent_) {
+    for (auto it = callbacks.rbegin(); it != callbacks.rend(); ++it) it->first(self, it->second);
+    return;
+  }
+  storage_->after_release([self, callbacks = std::move(callbacks)] {
+    for (auto it = callbacks.rbegin(); it != callbacks.rend(); ++it) it->first(self, it->second);
+  });
+}
+
+}  // namespace parasol::core

@@ -1,0 +1,58 @@
+// A command queue: bound to one device (a device queue) or to a whole context
+// (a context queue, device = nullptr: the context's policy places each
+// command). It orders commands: in-order queues chain them, out-of-order
+// queues only honour wait lists, markers and barriers.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "core/context.h"
+#include "core/event.h"
+#include "core/object.h"
+
+namespace parasol::core {
+
+enum class Ordering { Normal, WaitForAll, Barrier };
+
+class CommandQueue final
+    : public Object<CommandQueue, _cl_command_queue, ObjectKind::CommandQueue> {
+ public:
+  CommandQueue(Context* context, Device* device, cl_command_queue_properties properties);
+
+  Context* context() const { return context_.get(); }
+  Device* device() const { return device_; }  // null for a context queue
+  cl_command_queue_properties properties() const { return properties_; }
+  bool in_order() const { return !(properties_ & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE); }
+
+  // Enqueues a command: creates its event, wires its dependencies (wait list
+  // plus queue order) and starts it. Returns the event (one internal
+  // reference owned by the caller through the Ref).
+  Ref<Event> enqueue(cl_command_type type, std::unique_ptr<Command> work,
+                     std::span<Event* const> wait_list, Ordering ordering = Ordering::Normal);
+
+  // Blocks until every command enqueued so far has finished.
+  void finish();
+  void command_finished();
+  void on_last_api_release();
+
+ private:
+  Ref<Context> context_;
+  Device* device_;
+  cl_command_queue_properties properties_;
+
+  std::mutex mutex_;
+  Ref<Event> last_;                     // in-order: the previous command
+  Ref<Event> last_barrier_;             // out-of-order: the last barrier
+  std::vector<Ref<Event>> since_barrier_;  // out-of-order: commands after it
+
+  std::mutex idle_mutex_;
+  std::condition_variable idle_;
+  std::atomic<std::uint64_t> in_flight_{0};
+};
+
+}  // namespace parasol::core

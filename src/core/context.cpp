@@ -1,0 +1,63 @@
+#include "core/context.h"
+
+#include <starpu.h>
+
+#include <algorithm>
+
+#include "runtime/starpu_runtime.h"
+#include "schedulers/policy_names.h"
+#include "util/log.h"
+
+namespace parasol::core {
+
+Context::Context(std::vector<Device*> devices, std::vector<cl_context_properties> properties,
+                 ContextNotify notify, void* user_data, std::string scheduler)
+    : devices_(std::move(devices)), properties_(std::move(properties)), notify_(notify),
+      user_data_(user_data), scheduler_(std::move(scheduler)) {}
+
+void Context::add_destructor_callback(void(CL_CALLBACK* fn)(cl_context, void*),
+                                      void* user_data) {
+  std::lock_guard lock(callbacks_mutex_);
+  destructor_callbacks_.emplace_back(fn, user_data);
+}
+
+Context::~Context() {
+  for (auto it = destructor_callbacks_.rbegin(); it != destructor_callbacks_.rend(); ++it)
+    it->first(handle(), it->second);
+  if (owns_sched_ctx_ && runtime::StarpuRuntime::running()) starpu_sched_ctx_delete(sched_ctx_);
+}
+
+bool Context::has_device(const Device* d) const { return device_index(d) >= 0; }
+
+int Context::device_index(const Device* d) const {
+  auto it = std::find(devices_.begin(), devices_.end(), d);
+  return it == devices_.end() ? -1 : static_cast<int>(it - devices_.begin());
+}
+
+void Context::notify(const std::string& message) const {
+  if (notify_) notify_(message.c_str(), nullptr, 0, user_data_);
+}
+
+unsigned Context::sched_ctx() {
+  std::call_once(sched_once_, [this] {
+    std::vector<int> workers;
+    for (Device* d : devices_) workers.push_back(d->worker().worker_id);
+    std::string policy = schedulers::starpu_policy(scheduler_);
+    unsigned id = starpu_sched_ctx_create(workers.data(), static_cast<int>(workers.size()),
+                                          "parasol", STARPU_SCHED_CTX_POLICY_NAME,
+                                          policy.c_str(), 0);
+    if (id == STARPU_NMAX_SCHED_CTXS || id == 0) {
+      log::warn("no StarPU scheduling context left for a new context; its context queues "
+                "use StarPU's global context and its policy instead of '", scheduler_, "'");
+      sched_ctx_ = 0;
+      return;
+    }
+    sched_ctx_ = id;
+    owns_sched_ctx_ = true;
+    log::info("context ", static_cast<const void*>(this), " schedules with '", scheduler_,
+              "' (StarPU policy ", policy, ") over ", workers.size(), " devices");
+  });
+  return sched_ctx_;
+}
+
+}  // namespace parasol::core

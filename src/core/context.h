@@ -1,0 +1,51 @@
+// A context: a set of Parasol devices, vendors mixed, and the policy that
+// places the commands of its context queues.
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/device.h"
+#include "core/object.h"
+
+namespace parasol::core {
+
+using ContextNotify = void(CL_CALLBACK*)(const char*, const void*, size_t, void*);
+
+class Context final : public Object<Context, _cl_context, ObjectKind::Context> {
+ public:
+  Context(std::vector<Device*> devices, std::vector<cl_context_properties> properties,
+          ContextNotify notify, void* user_data, std::string scheduler);
+  ~Context();
+
+  const std::vector<Device*>& devices() const { return devices_; }
+  bool has_device(const Device* d) const;
+  // Index of d in devices(), or -1.
+  int device_index(const Device* d) const;
+  const std::vector<cl_context_properties>& properties() const { return properties_; }
+  const std::string& scheduler() const { return scheduler_; }
+
+  // Tells the application about an error through its pfn_notify, if any.
+  void notify(const std::string& message) const;
+
+  // The StarPU scheduling context of this context's queues (created on
+  // first use; falls back to StarPU's global context when none is left).
+  unsigned sched_ctx();
+
+  void add_destructor_callback(void(CL_CALLBACK* fn)(cl_context, void*), void* user_data);
+
+ private:
+  std::vector<Device*> devices_;
+  std::vector<cl_context_properties> properties_;
+  ContextNotify notify_;
+  void* user_data_;
+  std::string scheduler_;
+  std::once_flag sched_once_;
+  unsigned sched_ctx_ = 0;
+  bool owns_sched_ctx_ = false;
+  std::mutex callbacks_mutex_;
+  std::vector<std::pair<void(CL_CALLBACK*)(cl_context, void*), void*>> destructor_callbacks_;
+};
+
+}  // namespace parasol::core

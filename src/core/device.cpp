@@ -1,0 +1,36 @@
+#include "core/device.h"
+
+#include <vector>
+
+namespace parasol::core {
+namespace {
+
+std::string query_string(cl_int (*query)(void*, cl_uint, size_t, void*, size_t*), void* obj,
+                         cl_uint param) {
+  size_t size = 0;
+  if (query(obj, param, 0, nullptr, &size) != CL_SUCCESS || size == 0) return {};
+  std::vector<char> buf(size);
+  if (query(obj, param, size, buf.data(), nullptr) != CL_SUCCESS) return {};
+  return std::string(buf.data());
+}
+
+cl_int device_info(void* d, cl_uint p, size_t s, void* v, size_t* r) {
+  return clGetDeviceInfo(static_cast<cl_device_id>(d), p, s, v, r);
+}
+cl_int platform_info(void* pl, cl_uint p, size_t s, void* v, size_t* r) {
+  return clGetPlatformInfo(static_cast<cl_platform_id>(pl), p, s, v, r);
+}
+
+}  // namespace
+
+Device::Device(const runtime::VendorWorker& worker) : worker_(worker) {
+  clGetDeviceInfo(worker_.device, CL_DEVICE_TYPE, sizeof type_, &type_, nullptr);
+  clGetDeviceInfo(worker_.device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof base_align_bits_,
+                  &base_align_bits_, nullptr);
+  clGetDeviceInfo(worker_.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc_, &max_alloc_,
+                  nullptr);
+  name_ = query_string(&device_info, worker_.device, CL_DEVICE_NAME);
+  vendor_platform_name_ = query_string(&platform_info, worker_.platform, CL_PLATFORM_NAME);
+}
+
+}  // namespace parasol::core

@@ -1,0 +1,34 @@
+// A Parasol device: one vendor device re-exported (a StarPU OpenCL worker).
+#pragma once
+
+#include <string>
+
+#include "core/object.h"
+#include "runtime/starpu_runtime.h"
+
+namespace parasol::core {
+
+class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
+ public:
+  explicit Device(const runtime::VendorWorker& worker);
+
+  const runtime::VendorWorker& worker() const { return worker_; }
+  cl_device_id vendor() const { return worker_.device; }
+  cl_device_type type() const { return type_; }
+  const std::string& name() const { return name_; }
+  const std::string& vendor_platform_name() const { return vendor_platform_name_; }
+  cl_uint mem_base_addr_align_bits() const { return base_align_bits_; }
+  cl_ulong max_mem_alloc_size() const { return max_alloc_; }
+  // Root devices live as long as the process; clRelease/RetainDevice are no-ops.
+  static void destroy(Device*) {}
+
+ private:
+  runtime::VendorWorker worker_;
+  cl_device_type type_ = 0;
+  std::string name_;
+  std::string vendor_platform_name_;
+  cl_uint base_align_bits_ = 1024;
+  cl_ulong max_alloc_ = 0;
+};
+
+}  // namespace parasol::core

@@ -1,0 +1,167 @@
+#include "core/event.h"
+
+#include "core/command_queue.h"
+#include "core/context.h"
+#include "util/clock.h"
+
+namespace parasol::core {
+namespace {
+
+// Events that became ready while this thread is already launching others.
+// Launching iteratively rather than recursively keeps long chains of markers
+// or failed commands from growing the stack.
+thread_local std::vector<Ref<Event>>* t_ready_list = nullptr;
+
+}  // namespace
+
+Event::Event(Context* context, CommandQueue* queue, cl_command_type type,
+             std::unique_ptr<Command> work)
+    : context_holder_(context), context_(context), queue_holder_(queue), queue_(queue),
+      type_(type), work_(std::move(work)),
+      status_(queue ? CL_QUEUED : CL_SUBMITTED), t_queued_(now_ns()) {}
+
+Event::~Event() = default;
+
+cl_int Event::status() const {
+  std::lock_guard lock(mutex_);
+  return status_;
+}
+
+bool Event::profiled() const {
+  return queue_ && (queue_->properties() & CL_QUEUE_PROFILING_ENABLE);
+}
+
+void Event::depend_on(Event* dependency) {
+  std::unique_lock lock(dependency->mutex_);
+  if (dependency->status_ <= CL_COMPLETE) {
+    if (dependency->status_ < 0) {
+      cl_int expected = CL_SUCCESS;
+      dependency_error_.compare_exchange_strong(expected, dependency->status_);
+    }
+    return;
+  }
+  pending_.fetch_add(1, std::memory_order_relaxed);
+  dependency->successors_.emplace_back(this);
+}
+
+void Event::start() { dependency_finished(CL_COMPLETE); }
+
+void Event::dependency_finished(cl_int status) {
+  if (status < 0) {
+    cl_int expected = CL_SUCCESS;
+    dependency_error_.compare_exchange_strong(expected, status);
+  }
+  if (pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+
+  Ref<Event> self(this);
+  if (t_ready_list) {
+    t_ready_list->push_back(std::move(self));
+    return;
+  }
+  std::vector<Ref<Event>> ready{std::move(self)};
+  t_ready_list = &ready;
+  while (!ready.empty()) {
+    Ref<Event> next = std::move(ready.back());
+    ready.pop_back();
+    next->launch_now();
+  }
+  t_ready_list = nullptr;
+}
+
+void Event::launch_now() {
+  if (cl_int err = dependency_error_.load(); err != CL_SUCCESS) {
+    complete(err);
+    return;
+  }
+  {
+    std::unique_lock lock(mutex_);
+    t_submit_ = now_ns();
+    set_status(CL_SUBMITTED, lock);
+  }
+  if (work_)
+    work_->launch(*this);
+  else
+    complete(CL_COMPLETE);
+}
+
+void Event::set_running() {
+  std::unique_lock lock(mutex_);
+  t_start_ = now_ns();
+  set_status(CL_RUNNING, lock);
+}
+
+// Moves the status forward and runs the callbacks it triggers (unlocked).
+void Event::set_status(cl_int status, std::unique_lock<std::mutex>& lock) {
+  if (status_ <= CL_COMPLETE || status >= status_) return;
+  status_ = status;
+  std::vector<EventCallback> fire;
+  for (auto it = callbacks_.begin(); it != callbacks_.end();) {
+    // A failed command reports its error to CL_COMPLETE callbacks only.
+    if (status < 0 ? it->trigger == CL_COMPLETE : it->trigger >= status) {
+      fire.push_back(*it);
+      it = callbacks_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (fire.empty()) return;
+  Ref<Event> keep(this);
+  lock.unlock();
+  for (const auto& cb : fire) cb.fn(handle(), status < 0 ? status : cb.trigger, cb.user_data);
+  lock.lock();
+}
+
+void Event::complete(cl_int status) {
+  std::vector<Ref<Event>> successors;
+  std::unique_ptr<Command> work;
+  Ref<Event> keep(this);
+  {
+    std::unique_lock lock(mutex_);
+    if (status_ <= CL_COMPLETE) return;
+    if (!t_start_) t_start_ = now_ns();
+    if (!t_submit_) t_submit_ = t_start_;
+    t_end_ = now_ns();
+    if (status_ > CL_RUNNING && status == CL_COMPLETE) set_status(CL_RUNNING, lock);
+    set_status(status, lock);
+    successors.swap(successors_);
+    work = std::move(work_);  // frees the command's buffers and kernel now
+  }
+  done_.notify_all();
+  work.reset();
+  for (auto& s : successors) s->dependency_finished(status);
+  if (queue_) queue_->command_finished();
+}
+
+bool Event::set_user_status(cl_int status) {
+  if (user_status_set_.exchange(true)) return false;
+  complete(status);
+  return true;
+}
+
+cl_int Event::wait() {
+  std::unique_lock lock(mutex_);
+  done_.wait(lock, [this] { return status_ <= CL_COMPLETE; });
+  return status_;
+}
+
+void Event::add_callback(const EventCallback& callback) {
+  std::unique_lock lock(mutex_);
+  bool reached = status_ < 0 ? true : status_ <= callback.trigger;
+  if (!reached) {
+    callbacks_.push_back(callback);
+    return;
+  }
+  cl_int reported = status_ < 0 ? status_ : callback.trigger;
+  if (status_ < 0 && callback.trigger != CL_COMPLETE) return;  // never reached
+  lock.unlock();
+  callback.fn(handle(), reported, callback.user_data);
+}
+
+cl_int wait_for_all(std::span<Event* const> events) {
+  cl_int result = CL_SUCCESS;
+  for (Event* e : events)
+    if (e->wait() < 0) result = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+  return result;
+}
+
+}  // namespace parasol::core

@@ -1,0 +1,111 @@
+// Events and the command graph.
+//
+// Parasol keeps the OpenCL dependency graph itself: a command is handed to
+// StarPU (or to the host-side data path) only once every event it waits for
+// has completed. So user events, markers, barriers and failures all follow
+// one rule, and StarPU only ever sees work that can run now. A command whose
+// dependency failed does not run: its event takes the same negative status.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "core/object.h"
+
+namespace parasol::core {
+
+class Context;
+class CommandQueue;
+class Device;
+class Event;
+
+// The work behind a command. launch() starts it once every dependency has
+// completed; the work must end by calling event.complete() exactly once.
+class Command {
+ public:
+  virtual ~Command() = default;
+  virtual void launch(Event& event) = 0;
+};
+
+struct EventCallback {
+  void(CL_CALLBACK* fn)(cl_event, cl_int, void*);
+  void* user_data;
+  cl_int trigger;  // CL_SUBMITTED, CL_RUNNING or CL_COMPLETE
+};
+
+class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
+ public:
+  // A command's event; queue is null for user events.
+  Event(Context* context, CommandQueue* queue, cl_command_type type,
+        std::unique_ptr<Command> work);
+  ~Event();
+
+  Context* context() const { return context_; }
+  CommandQueue* queue() const { return queue_; }
+  cl_command_type command_type() const { return type_; }
+  cl_int status() const;
+  bool finished() const { return status() <= CL_COMPLETE; }
+
+  // Declares the events this one waits for; call before start().
+  void depend_on(Event* dependency);
+  // Ends dependency registration: the command launches as soon as the last
+  // dependency completes (now, if none is pending).
+  void start();
+
+  void set_running();
+  // Terminal state: CL_COMPLETE or a negative error code. Later calls are ignored.
+  void complete(cl_int status);
+
+  // clSetUserEventStatus: false if the status was already set once.
+  bool set_user_status(cl_int status);
+
+  // Blocks until the event reaches a terminal state; returns that state.
+  cl_int wait();
+  void add_callback(const EventCallback& callback);
+
+  // Profiling (nanoseconds, steady clock).
+  std::uint64_t time_queued() const { return t_queued_; }
+  std::uint64_t time_submit() const { return t_submit_; }
+  std::uint64_t time_start() const { return t_start_; }
+  std::uint64_t time_end() const { return t_end_; }
+  bool profiled() const;
+
+  // The device that ran the command (null until it ran, or for host work).
+  Device* executed_on() const { return executed_on_; }
+  void set_executed_on(Device* d) { executed_on_ = d; }
+
+  Command* work() const { return work_.get(); }
+
+ private:
+  void dependency_finished(cl_int status);
+  void launch_now();  // every dependency is done
+  void set_status(cl_int status, std::unique_lock<std::mutex>& lock);
+
+  Ref<Context> context_holder_;
+  Context* context_;
+  Ref<CommandQueue> queue_holder_;
+  CommandQueue* queue_;
+  cl_command_type type_;
+  std::unique_ptr<Command> work_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable done_;
+  cl_int status_;
+  std::vector<Ref<Event>> successors_;
+  std::vector<EventCallback> callbacks_;
+  std::atomic<int> pending_{1};  // dependencies not done, plus start()'s guard
+  std::atomic<cl_int> dependency_error_{CL_SUCCESS};
+  Device* executed_on_ = nullptr;
+  std::atomic<bool> user_status_set_{false};
+
+  std::uint64_t t_queued_ = 0, t_submit_ = 0, t_start_ = 0, t_end_ = 0;
+};
+
+// Waits for every event; CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if any failed.
+cl_int wait_for_all(std::span<Event* const> events);
+
+}  // namespace parasol::core

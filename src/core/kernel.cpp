@@ -1,0 +1,80 @@
+#include "core/kernel.h"
+
+namespace parasol::core {
+namespace {
+
+std::string arg_string(cl_kernel k, cl_uint i, cl_kernel_arg_info param) {
+  size_t size = 0;
+  if (clGetKernelArgInfo(k, i, param, 0, nullptr, &size) != CL_SUCCESS || !size) return {};
+  std::string s(size, '\0');
+  clGetKernelArgInfo(k, i, param, size, s.data(), nullptr);
+  s.resize(std::char_traits<char>::length(s.c_str()));
+  return s;
+}
+
+}  // namespace
+
+Kernel::Kernel(Program* program, std::string name, cl_int& err)
+    : program_(program), name_(std::move(name)) {
+  err = CL_INVALID_PROGRAM_EXECUTABLE;
+  for (auto& b : program->builds()) {
+    if (b.status != CL_BUILD_SUCCESS) continue;
+    cl_int e = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(b.program.get(), name_.c_str(), &e);
+    if (e != CL_SUCCESS) {
+      err = e;
+      continue;
+    }
+    vendor_.emplace_back(b.device, runtime::VendorKernel(k));
+    if (!validator_) validator_.reset(clCreateKernel(b.program.get(), name_.c_str(), &e));
+    err = CL_SUCCESS;
+  }
+  if (err != CL_SUCCESS) return;
+  cl_kernel k = vendor_.front().second.get();
+  cl_uint n = 0;
+  clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr);
+  arg_info_.resize(n);
+  args_.resize(n);
+  for (cl_uint i = 0; i < n; ++i) {
+    auto& a = arg_info_[i];
+    clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof a.address, &a.address, nullptr);
+    clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof a.access, &a.access, nullptr);
+    clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof a.type_qualifier,
+                       &a.type_qualifier, nullptr);
+    a.type_name = arg_string(k, i, CL_KERNEL_ARG_TYPE_NAME);
+    a.name = arg_string(k, i, CL_KERNEL_ARG_NAME);
+  }
+  program->attached_kernels.fetch_add(1);
+}
+
+Kernel::~Kernel() {
+  if (!vendor_.empty()) program_->attached_kernels.fetch_sub(1);
+}
+
+cl_kernel Kernel::vendor_for(const Device* d) const {
+  for (const auto& [dev, k] : vendor_)
+    if (dev == d) return k.get();
+  return nullptr;
+}
+
+cl_kernel Kernel::any_vendor() const { return vendor_.empty() ? nullptr : vendor_.front().second.get(); }
+
+cl_int Kernel::check_value(cl_uint index, size_t size, const void* value) {
+  std::lock_guard lock(args_mutex_);
+  return clSetKernelArg(validator_.get(), index, size, value);
+}
+
+void Kernel::set_arg(cl_uint index, KernelArg arg) {
+  std::lock_guard lock(args_mutex_);
+  args_[index] = std::move(arg);
+}
+
+bool Kernel::snapshot_args(std::vector<KernelArg>& out) const {
+  std::lock_guard lock(args_mutex_);
+  out = args_;
+  for (const auto& a : args_)
+    if (a.kind == KernelArg::Kind::Unset) return false;
+  return true;
+}
+
+}  // namespace parasol::core

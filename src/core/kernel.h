@@ -1,0 +1,65 @@
+// A kernel: one vendor kernel per device its program was built for, and the
+// argument values set so far. Enqueueing copies the arguments, so changing an
+// argument afterwards never changes an enqueued command.
+#pragma once
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/buffer.h"
+#include "core/program.h"
+#include "runtime/vendor_handle.h"
+
+namespace parasol::core {
+
+struct KernelArgInfo {
+  cl_kernel_arg_address_qualifier address = CL_KERNEL_ARG_ADDRESS_PRIVATE;
+  cl_kernel_arg_access_qualifier access = CL_KERNEL_ARG_ACCESS_NONE;
+  cl_kernel_arg_type_qualifier type_qualifier = CL_KERNEL_ARG_TYPE_NONE;
+  std::string type_name;
+  std::string name;
+};
+
+struct KernelArg {
+  enum class Kind { Unset, Value, Buffer, Local };
+  Kind kind = Kind::Unset;
+  std::vector<std::byte> bytes;  // Value
+  Ref<Buffer> buffer;            // Buffer (null: a null cl_mem)
+  std::size_t local_size = 0;    // Local
+};
+
+class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
+ public:
+  // Creates the vendor kernels; err is CL_INVALID_KERNEL_NAME when no device
+  // has it, CL_INVALID_PROGRAM_EXECUTABLE when no device was built.
+  Kernel(Program* program, std::string name, cl_int& err);
+  ~Kernel();
+
+  Program* program() const { return program_.get(); }
+  const std::string& name() const { return name_; }
+  cl_uint num_args() const { return static_cast<cl_uint>(arg_info_.size()); }
+  const std::vector<KernelArgInfo>& arg_info() const { return arg_info_; }
+  // The vendor kernel for a device, null where the program is not built.
+  cl_kernel vendor_for(const Device* d) const;
+  cl_kernel any_vendor() const;
+
+  // Asks a vendor whether a by-value argument of that size fits (its
+  // clSetKernelArg answer), on a vendor kernel no task uses.
+  cl_int check_value(cl_uint index, size_t size, const void* value);
+  void set_arg(cl_uint index, KernelArg arg);
+  // A copy of every argument; false if one is still unset.
+  bool snapshot_args(std::vector<KernelArg>& out) const;
+
+ private:
+  Ref<Program> program_;
+  std::string name_;
+  std::vector<std::pair<Device*, runtime::VendorKernel>> vendor_;
+  runtime::VendorKernel validator_;
+  std::vector<KernelArgInfo> arg_info_;
+  mutable std::mutex args_mutex_;
+  std::vector<KernelArg> args_;
+};
+
+}  // namespace parasol::core

@@ -1,0 +1,47 @@
+#include "core/platform.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "util/log.h"
+
+namespace parasol::core {
+
+Platform& Platform::instance() {
+  static Platform* platform = create<Platform>();
+  return *platform;
+}
+
+std::span<Device* const> Platform::devices() {
+  // StarPU calls back into the loader, and so into Parasol, from inside
+  // starpu_init(): answer "no device" without touching the once-flag below.
+  if (runtime::StarpuRuntime::discovering()) return {};
+  static std::once_flag once;
+  std::call_once(once, [this] {
+    auto* rt = runtime::StarpuRuntime::get();
+    if (!rt) return;
+    for (const auto& w : rt->vendor_workers()) {
+      devices_.push_back(create<Device>(w));
+      log::info("device ", devices_.size() - 1, ": ", devices_.back()->name(), " (",
+                devices_.back()->vendor_platform_name(), ")");
+    }
+  });
+  return devices_;
+}
+
+bool Platform::has_device(const Device* d) {
+  auto devs = devices();
+  return std::find(devs.begin(), devs.end(), d) != devs.end();
+}
+
+}  // namespace parasol::core
+
+namespace parasol::core {
+
+Device* Platform::device_for_worker(int worker_id) {
+  for (Device* d : devices())
+    if (d->worker().worker_id == worker_id) return d;
+  return nullptr;
+}
+
+}  // namespace parasol::core

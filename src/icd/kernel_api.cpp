@@ -1,0 +1,287 @@
+// Kernel entry points: creation, arguments, info, and the launch commands.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/command_queue.h"
+#include "core/kernel.h"
+#include "icd/api.h"
+#include "icd/info_out.h"
+#include "icd/validate.h"
+#include "runtime/kernel_command.h"
+
+namespace parasol::icd {
+namespace {
+
+using core::Buffer;
+using core::CommandQueue;
+using core::Device;
+using core::Kernel;
+using core::KernelArg;
+using core::Program;
+
+}  // namespace
+
+cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char* kernel_name,
+                                     cl_int* errcode_ret) {
+  return produce<cl_kernel>(errcode_ret, [&]() -> Produced<cl_kernel> {
+    auto* p = checked<Program>(program);
+    PARASOL_REFUSE_IF(!p, CL_INVALID_PROGRAM, "not a live Parasol program");
+    PARASOL_REFUSE_IF(!kernel_name, CL_INVALID_VALUE, "kernel_name is null");
+    PARASOL_REFUSE_IF(!p->built_anywhere(), CL_INVALID_PROGRAM_EXECUTABLE,
+                      "the program is built for no device");
+    cl_int err = CL_SUCCESS;
+    auto* k = core::create<Kernel>(p, kernel_name, err);
+    if (err != CL_SUCCESS) {
+      k->release_api();
+      return refuse(__func__, err == CL_INVALID_PROGRAM_EXECUTABLE ? err : CL_INVALID_KERNEL_NAME,
+                    "no kernel '", kernel_name, "' in the program");
+    }
+    return k->handle();
+  });
+}
+
+cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uint num_kernels,
+                                            cl_kernel* kernels, cl_uint* num_kernels_ret) {
+  auto* p = checked<Program>(program);
+  PARASOL_REFUSE_IF(!p, CL_INVALID_PROGRAM, "not a live Parasol program");
+  PARASOL_REFUSE_IF(!p->built_anywhere(), CL_INVALID_PROGRAM_EXECUTABLE,
+                    "the program is built for no device");
+  auto names = p->kernel_names();
+  PARASOL_REFUSE_IF(kernels && num_kernels < names.size(), CL_INVALID_VALUE,
+                    "num_kernels is less than the ", names.size(), " kernels of the program");
+  if (kernels) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      cl_int err = CL_SUCCESS;
+      kernels[i] = icd::clCreateKernel(program, names[i].c_str(), &err);
+      if (err != CL_SUCCESS) {
+        for (size_t j = 0; j < i; ++j) icd::clReleaseKernel(kernels[j]);
+        return err;
+      }
+    }
+  }
+  if (num_kernels_ret) *num_kernels_ret = static_cast<cl_uint>(names.size());
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clRetainKernel(cl_kernel kernel) {
+  auto* k = checked<Kernel>(kernel);
+  PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
+  k->retain_api();
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel) {
+  auto* k = checked<Kernel>(kernel);
+  PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
+  k->release_api();
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
+                                  const void* arg_value) {
+  auto* k = checked<Kernel>(kernel);
+  PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
+  PARASOL_REFUSE_IF(arg_index >= k->num_args(), CL_INVALID_ARG_INDEX, "kernel ", k->name(),
+                    " has ", k->num_args(), " arguments, not ", arg_index + 1);
+  const auto& info = k->arg_info()[arg_index];
+  KernelArg arg;
+  switch (info.address) {
+    case CL_KERNEL_ARG_ADDRESS_LOCAL:
+      PARASOL_REFUSE_IF(arg_value, CL_INVALID_ARG_VALUE, "a __local argument takes a null value");
+      PARASOL_REFUSE_IF(arg_size == 0, CL_INVALID_ARG_SIZE, "a __local argument needs a size");
+      arg.kind = KernelArg::Kind::Local;
+      arg.local_size = arg_size;
+      break;
+    case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+    case CL_KERNEL_ARG_ADDRESS_CONSTANT: {
+      PARASOL_REFUSE_IF(arg_size != sizeof(cl_mem), CL_INVALID_ARG_SIZE,
+                        "a buffer argument's size is sizeof(cl_mem)");
+      cl_mem mem = arg_value ? *static_cast<const cl_mem*>(arg_value) : nullptr;
+      arg.kind = KernelArg::Kind::Buffer;
+      if (mem) {
+        auto* b = checked<Buffer>(mem);
+        PARASOL_REFUSE_IF(!b, CL_INVALID_MEM_OBJECT, "argument ", arg_index,
+                          " is not a live Parasol buffer");
+        PARASOL_REFUSE_IF(b->context() != k->program()->context(), CL_INVALID_MEM_OBJECT,
+                          "argument ", arg_index, " is a buffer of another context");
+        arg.buffer = core::Ref<Buffer>(b);
+      }
+      break;
+    }
+    default: {
+      PARASOL_REFUSE_IF(!arg_value, CL_INVALID_ARG_VALUE, "argument ", arg_index,
+                        " is passed by value: arg_value is null");
+      cl_int err = k->check_value(arg_index, arg_size, arg_value);
+      PARASOL_REFUSE_IF(err != CL_SUCCESS, err, "the vendor refuses argument ", arg_index,
+                        " of ", arg_size, " bytes");
+      arg.kind = KernelArg::Kind::Value;
+      auto* bytes = static_cast<const std::byte*>(arg_value);
+      arg.bytes.assign(bytes, bytes + arg_size);
+    }
+  }
+  k->set_arg(arg_index, std::move(arg));
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name,
+                                   size_t param_value_size, void* param_value,
+                                   size_t* param_value_size_ret) {
+  auto* k = checked<Kernel>(kernel);
+  PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
+  InfoOut out(param_value_size, param_value, param_value_size_ret);
+  switch (param_name) {
+    case CL_KERNEL_FUNCTION_NAME: return out.string(k->name());
+    case CL_KERNEL_NUM_ARGS: return out.scalar(k->num_args());
+    case CL_KERNEL_REFERENCE_COUNT: return out.scalar(k->api_ref_count());
+    case CL_KERNEL_CONTEXT: return out.scalar(k->program()->context()->handle());
+    case CL_KERNEL_PROGRAM: return out.scalar(k->program()->handle());
+    case CL_KERNEL_ATTRIBUTES: {
+      size_t size = 0;
+      ::clGetKernelInfo(k->any_vendor(), CL_KERNEL_ATTRIBUTES, 0, nullptr, &size);
+      std::string attrs(size, '\0');
+      if (size) ::clGetKernelInfo(k->any_vendor(), CL_KERNEL_ATTRIBUTES, size, attrs.data(), nullptr);
+      return out.string(attrs.c_str());
+    }
+    default:
+      return refuse(__func__, CL_INVALID_VALUE, "unknown param_name 0x", std::hex, param_name);
+  }
+}
+
+cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device,
+                                            cl_kernel_work_group_info param_name,
+                                            size_t param_value_size, void* param_value,
+                                            size_t* param_value_size_ret) {
+  auto* k = checked<Kernel>(kernel);
+  PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
+  const auto& devices = k->program()->context()->devices();
+  Device* d = device ? checked<Device>(device) : nullptr;
+  PARASOL_REFUSE_IF(!device && devices.size() != 1, CL_INVALID_DEVICE,
+                    "device is null and the kernel's context has several devices");
+  if (!device) d = devices.front();
+  PARASOL_REFUSE_IF(!d || !k->program()->context()->has_device(d), CL_INVALID_DEVICE,
+                    "not a device of the kernel's context");
+  cl_kernel vk = k->vendor_for(d);
+  PARASOL_REFUSE_IF(!vk, CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built for ",
+                    d->name());
+  PARASOL_REFUSE_IF(param_name == CL_KERNEL_GLOBAL_WORK_SIZE, CL_INVALID_VALUE,
+                    "CL_KERNEL_GLOBAL_WORK_SIZE is for custom devices and built-in kernels");
+  return ::clGetKernelWorkGroupInfo(vk, d->vendor(), param_name, param_value_size, param_value,
+                                  param_value_size_ret);
+}
+
+cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_index,
+                                      cl_kernel_arg_info param_name, size_t param_value_size,
+                                      void* param_value, size_t* param_value_size_ret) {
+  auto* k = checked<Kernel>(kernel);
+  PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
+  PARASOL_REFUSE_IF(arg_index >= k->num_args(), CL_INVALID_ARG_INDEX, "no argument ", arg_index);
+  const auto& a = k->arg_info()[arg_index];
+  InfoOut out(param_value_size, param_value, param_value_size_ret);
+  switch (param_name) {
+    case CL_KERNEL_ARG_ADDRESS_QUALIFIER: return out.scalar(a.address);
+    case CL_KERNEL_ARG_ACCESS_QUALIFIER: return out.scalar(a.access);
+    case CL_KERNEL_ARG_TYPE_NAME: return out.string(a.type_name);
+    case CL_KERNEL_ARG_TYPE_QUALIFIER: return out.scalar(a.type_qualifier);
+    case CL_KERNEL_ARG_NAME: return out.string(a.name);
+    default:
+      return refuse(__func__, CL_INVALID_VALUE, "unknown param_name 0x", std::hex, param_name);
+  }
+}
+
+cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel,
+                                          cl_uint work_dim, const size_t* global_work_offset,
+                                          const size_t* global_work_size,
+                                          const size_t* local_work_size,
+                                          cl_uint num_events_in_wait_list,
+                                          const cl_event* event_wait_list, cl_event* event) {
+  auto* q = checked<CommandQueue>(command_queue);
+  PARASOL_REFUSE_IF(!q, CL_INVALID_COMMAND_QUEUE, "not a live Parasol queue");
+  auto* k = checked<Kernel>(kernel);
+  PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
+  PARASOL_REFUSE_IF(k->program()->context() != q->context(), CL_INVALID_CONTEXT,
+                    "queue and kernel of different contexts");
+  PARASOL_REFUSE_IF(q->device() && !k->vendor_for(q->device()), CL_INVALID_PROGRAM_EXECUTABLE,
+                    "the program of kernel ", k->name(), " is not built for ", q->device()->name());
+  PARASOL_REFUSE_IF(work_dim < 1 || work_dim > 3, CL_INVALID_WORK_DIMENSION, "work_dim ",
+                    work_dim, " is not 1, 2 or 3");
+  PARASOL_REFUSE_IF(!global_work_size, CL_INVALID_GLOBAL_WORK_SIZE, "global_work_size is null");
+  runtime::NDRange range;
+  range.work_dim = work_dim;
+  for (cl_uint i = 0; i < work_dim; ++i) {
+    PARASOL_REFUSE_IF(global_work_size[i] == 0, CL_INVALID_GLOBAL_WORK_SIZE,
+                      "global_work_size[", i, "] is 0");
+    range.global[i] = global_work_size[i];
+    if (global_work_offset) range.offset[i] = global_work_offset[i];
+    if (local_work_size) {
+      PARASOL_REFUSE_IF(local_work_size[i] == 0 || global_work_size[i] % local_work_size[i],
+                        CL_INVALID_WORK_GROUP_SIZE, "local_work_size[", i,
+                        "] does not divide global_work_size[", i, "]");
+      range.local[i] = local_work_size[i];
+    }
+  }
+  if (local_work_size) {
+    for (cl_uint i = work_dim; i < 3; ++i) range.local[i] = 1;
+    // Every device the command may run on must accept the work-group.
+    std::vector<Device*> candidates;
+    if (q->device())
+      candidates.push_back(q->device());
+    else
+      candidates = q->context()->devices();
+    for (Device* d : candidates) {
+      cl_kernel vk = k->vendor_for(d);
+      if (!vk) continue;
+      size_t max_wg = 0, kernel_wg = 0, items[3] = {0, 0, 0};
+      ::clGetDeviceInfo(d->vendor(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, nullptr);
+      ::clGetDeviceInfo(d->vendor(), CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, nullptr);
+      ::clGetKernelWorkGroupInfo(vk, d->vendor(), CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_wg,
+                               &kernel_wg, nullptr);
+      size_t total = range.local[0] * range.local[1] * range.local[2];
+      PARASOL_REFUSE_IF(total > std::min(max_wg, kernel_wg ? kernel_wg : max_wg),
+                        CL_INVALID_WORK_GROUP_SIZE, "work-group of ", total,
+                        " items exceeds what ", d->name(), " accepts for ", k->name());
+      for (cl_uint i = 0; i < work_dim; ++i)
+        PARASOL_REFUSE_IF(range.local[i] > items[i], CL_INVALID_WORK_ITEM_SIZE,
+                          "local_work_size[", i, "] exceeds ", d->name(), "'s limit");
+      size_t reqd[3] = {0, 0, 0};
+      ::clGetKernelWorkGroupInfo(vk, d->vendor(), CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd,
+                               reqd, nullptr);
+      PARASOL_REFUSE_IF(reqd[0] && (reqd[0] != range.local[0] || reqd[1] != range.local[1] ||
+                                    reqd[2] != range.local[2]),
+                        CL_INVALID_WORK_GROUP_SIZE, "local size differs from the kernel's "
+                        "reqd_work_group_size");
+    }
+  }
+  std::vector<KernelArg> args;
+  PARASOL_REFUSE_IF(!k->snapshot_args(args), CL_INVALID_KERNEL_ARGS, "kernel ", k->name(),
+                    " has unset arguments");
+  std::vector<core::Event*> waits;
+  if (cl_int err = check_wait_list(__func__, num_events_in_wait_list, event_wait_list,
+                                   q->context(), waits))
+    return err;
+  unsigned sched_ctx = q->device() ? 0 : q->context()->sched_ctx();
+  auto work = std::make_unique<runtime::KernelCommand>(k, std::move(args), range, q->device(),
+                                                       sched_ctx);
+  give_event(q->enqueue(CL_COMMAND_NDRANGE_KERNEL, std::move(work), waits), event);
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel,
+                                 cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                                 cl_event* event) {
+  const size_t one = 1;
+  return icd::clEnqueueNDRangeKernel(command_queue, kernel, 1, nullptr, &one, &one,
+                                num_events_in_wait_list, event_wait_list, event);
+}
+
+cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queue,
+                                         void(CL_CALLBACK*)(void*), void*, size_t, cl_uint,
+                                         const cl_mem*, const void**, cl_uint, const cl_event*,
+                                         cl_event*) {
+  PARASOL_REFUSE_IF(!checked<CommandQueue>(command_queue), CL_INVALID_COMMAND_QUEUE,
+                    "not a live Parasol queue");
+  return refuse(__func__, CL_INVALID_OPERATION,
+                "no device of this queue has CL_EXEC_NATIVE_KERNEL");
+}
+
+}  // namespace parasol::icd

@@ -1,0 +1,231 @@
+// Program entry points: creation from source or binaries, per-device builds,
+// program and build info.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/program.h"
+#include "icd/api.h"
+#include "icd/info_out.h"
+#include "icd/validate.h"
+
+namespace parasol::icd {
+namespace {
+
+using core::Context;
+using core::Device;
+using core::Program;
+
+// The devices a build or query names: all of the program's if none are given.
+cl_int resolve_devices(const char* function, Program& p, cl_uint num, const cl_device_id* list,
+                       std::vector<Device*>& out) {
+  if ((num > 0) != (list != nullptr))
+    return refuse(function, CL_INVALID_VALUE, "num_devices and device_list disagree");
+  if (!list) {
+    for (auto& b : p.builds()) out.push_back(b.device);
+    return CL_SUCCESS;
+  }
+  for (cl_uint i = 0; i < num; ++i) {
+    auto* d = checked<Device>(list[i]);
+    if (!d || !p.build_for(d))
+      return refuse(function, CL_INVALID_DEVICE, "device_list[", i,
+                    "] is not a device of the program");
+    out.push_back(d);
+  }
+  return CL_SUCCESS;
+}
+
+}  // namespace
+
+cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint count,
+                                                 const char** strings, const size_t* lengths,
+                                                 cl_int* errcode_ret) {
+  return produce<cl_program>(errcode_ret, [&]() -> Produced<cl_program> {
+    auto* ctx = checked<Context>(context);
+    PARASOL_REFUSE_IF(!ctx, CL_INVALID_CONTEXT, "not a live Parasol context");
+    PARASOL_REFUSE_IF(count == 0 || !strings, CL_INVALID_VALUE, "no source strings");
+    std::string source;
+    for (cl_uint i = 0; i < count; ++i) {
+      PARASOL_REFUSE_IF(!strings[i], CL_INVALID_VALUE, "strings[", i, "] is null");
+      if (lengths && lengths[i])
+        source.append(strings[i], lengths[i]);
+      else
+        source.append(strings[i]);
+    }
+    cl_int err = CL_SUCCESS;
+    auto* p = core::create<Program>(ctx, std::move(source), err);
+    if (err != CL_SUCCESS) {
+      p->release_api();
+      return err;
+    }
+    return p->handle();
+  });
+}
+
+cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
+                                                 const cl_device_id* device_list,
+                                                 const size_t* lengths,
+                                                 const unsigned char** binaries,
+                                                 cl_int* binary_status, cl_int* errcode_ret) {
+  return produce<cl_program>(errcode_ret, [&]() -> Produced<cl_program> {
+    auto* ctx = checked<Context>(context);
+    PARASOL_REFUSE_IF(!ctx, CL_INVALID_CONTEXT, "not a live Parasol context");
+    PARASOL_REFUSE_IF(num_devices == 0 || !device_list, CL_INVALID_VALUE, "no devices given");
+    PARASOL_REFUSE_IF(!lengths || !binaries, CL_INVALID_VALUE, "lengths or binaries is null");
+    std::vector<Device*> devices;
+    std::vector<std::vector<unsigned char>> bins;
+    for (cl_uint i = 0; i < num_devices; ++i) {
+      auto* d = checked<Device>(device_list[i]);
+      PARASOL_REFUSE_IF(!d || !ctx->has_device(d), CL_INVALID_DEVICE, "device_list[", i,
+                        "] is not a device of the context");
+      PARASOL_REFUSE_IF(!binaries[i] || lengths[i] == 0, CL_INVALID_VALUE, "binary ", i,
+                        " is empty");
+      devices.push_back(d);
+      bins.emplace_back(binaries[i], binaries[i] + lengths[i]);
+    }
+    cl_int err = CL_SUCCESS;
+    auto* p = core::create<Program>(ctx, devices, bins, binary_status, err);
+    if (err != CL_SUCCESS) {
+      p->release_api();
+      return refuse(__func__, err, "a vendor rejected a binary");
+    }
+    return p->handle();
+  });
+}
+
+cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_uint,
+                                                         const cl_device_id*, const char*,
+                                                         cl_int* errcode_ret) {
+  return produce<cl_program>(errcode_ret, [&]() -> Produced<cl_program> {
+    PARASOL_REFUSE_IF(!checked<Context>(context), CL_INVALID_CONTEXT, "not a live Parasol context");
+    // CL_DEVICE_BUILT_IN_KERNELS is empty on every Parasol device.
+    return refuse(__func__, CL_INVALID_VALUE, "no device has built-in kernels");
+  });
+}
+
+cl_int CL_API_CALL clRetainProgram(cl_program program) {
+  auto* p = checked<Program>(program);
+  PARASOL_REFUSE_IF(!p, CL_INVALID_PROGRAM, "not a live Parasol program");
+  p->retain_api();
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clReleaseProgram(cl_program program) {
+  auto* p = checked<Program>(program);
+  PARASOL_REFUSE_IF(!p, CL_INVALID_PROGRAM, "not a live Parasol program");
+  p->release_api();
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices,
+                                  const cl_device_id* device_list, const char* options,
+                                  void(CL_CALLBACK* pfn_notify)(cl_program, void*),
+                                  void* user_data) {
+  auto* p = checked<Program>(program);
+  PARASOL_REFUSE_IF(!p, CL_INVALID_PROGRAM, "not a live Parasol program");
+  PARASOL_REFUSE_IF(!pfn_notify && user_data, CL_INVALID_VALUE, "user_data without pfn_notify");
+  std::vector<Device*> devices;
+  if (cl_int err = resolve_devices(__func__, *p, num_devices, device_list, devices)) return err;
+  cl_int err = p->build(devices, options ? options : "");
+  PARASOL_REFUSE_IF(err == CL_INVALID_OPERATION, err,
+                    "a build is in progress or kernels are attached to the program");
+  if (pfn_notify) pfn_notify(program, user_data);
+  if (err != CL_SUCCESS) return refuse(__func__, err, "see the per-device build logs");
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint, const cl_device_id*,
+                                    const char*, cl_uint, const cl_program*, const char**,
+                                    void(CL_CALLBACK*)(cl_program, void*), void*) {
+  PARASOL_REFUSE_IF(!checked<Program>(program), CL_INVALID_PROGRAM, "not a live Parasol program");
+  return refuse(__func__, CL_COMPILER_NOT_AVAILABLE,
+                "separate compilation is not available yet; use clBuildProgram");
+}
+
+cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint, const cl_device_id*,
+                                     const char*, cl_uint, const cl_program*,
+                                     void(CL_CALLBACK*)(cl_program, void*), void*,
+                                     cl_int* errcode_ret) {
+  return produce<cl_program>(errcode_ret, [&]() -> Produced<cl_program> {
+    PARASOL_REFUSE_IF(!checked<Context>(context), CL_INVALID_CONTEXT, "not a live Parasol context");
+    return refuse(__func__, CL_LINKER_NOT_AVAILABLE,
+                  "separate linking is not available yet; use clBuildProgram");
+  });
+}
+
+cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_info param_name,
+                                    size_t param_value_size, void* param_value,
+                                    size_t* param_value_size_ret) {
+  auto* p = checked<Program>(program);
+  PARASOL_REFUSE_IF(!p, CL_INVALID_PROGRAM, "not a live Parasol program");
+  InfoOut out(param_value_size, param_value, param_value_size_ret);
+  auto& builds = p->builds();
+  switch (param_name) {
+    case CL_PROGRAM_REFERENCE_COUNT: return out.scalar(p->api_ref_count());
+    case CL_PROGRAM_CONTEXT: return out.scalar(p->context()->handle());
+    case CL_PROGRAM_NUM_DEVICES: return out.scalar(static_cast<cl_uint>(builds.size()));
+    case CL_PROGRAM_DEVICES: {
+      std::vector<cl_device_id> ids;
+      for (auto& b : builds) ids.push_back(b.device->handle());
+      return out.array(ids);
+    }
+    case CL_PROGRAM_SOURCE: return out.string(p->source());
+    case CL_PROGRAM_BINARY_SIZES: {
+      std::vector<size_t> sizes;
+      for (auto& b : builds) {
+        size_t s = 0;
+        ::clGetProgramInfo(b.program.get(), CL_PROGRAM_BINARY_SIZES, sizeof s, &s, nullptr);
+        sizes.push_back(s);
+      }
+      return out.array(sizes);
+    }
+    case CL_PROGRAM_BINARIES: {
+      // An array of pointers the application allocated, one per device.
+      size_t n = builds.size() * sizeof(unsigned char*);
+      if (param_value_size_ret) *param_value_size_ret = n;
+      if (!param_value) return CL_SUCCESS;
+      PARASOL_REFUSE_IF(param_value_size < n, CL_INVALID_VALUE, "param_value_size too small");
+      auto** dst = static_cast<unsigned char**>(param_value);
+      for (size_t i = 0; i < builds.size(); ++i) {
+        if (!dst[i]) continue;
+        unsigned char* one[1] = {dst[i]};
+        ::clGetProgramInfo(builds[i].program.get(), CL_PROGRAM_BINARIES, sizeof one, one, nullptr);
+      }
+      return CL_SUCCESS;
+    }
+    case CL_PROGRAM_NUM_KERNELS:
+    case CL_PROGRAM_KERNEL_NAMES: {
+      PARASOL_REFUSE_IF(!p->built_anywhere(), CL_INVALID_PROGRAM_EXECUTABLE,
+                        "the program is built for no device");
+      auto names = p->kernel_names();
+      if (param_name == CL_PROGRAM_NUM_KERNELS) return out.scalar(names.size());
+      std::string joined;
+      for (auto& n : names) joined += (joined.empty() ? "" : ";") + n;
+      return out.string(joined);
+    }
+    default:
+      return refuse(__func__, CL_INVALID_VALUE, "unknown param_name 0x", std::hex, param_name);
+  }
+}
+
+cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_device_id device,
+                                         cl_program_build_info param_name,
+                                         size_t param_value_size, void* param_value,
+                                         size_t* param_value_size_ret) {
+  auto* p = checked<Program>(program);
+  PARASOL_REFUSE_IF(!p, CL_INVALID_PROGRAM, "not a live Parasol program");
+  auto* d = checked<Device>(device);
+  core::DeviceBuild* b = d ? p->build_for(d) : nullptr;
+  PARASOL_REFUSE_IF(!b, CL_INVALID_DEVICE, "not a device of the program");
+  InfoOut out(param_value_size, param_value, param_value_size_ret);
+  switch (param_name) {
+    case CL_PROGRAM_BUILD_STATUS: return out.scalar(b->status);
+    case CL_PROGRAM_BUILD_OPTIONS: return out.string(b->options);
+    case CL_PROGRAM_BUILD_LOG: return out.string(b->log);
+    case CL_PROGRAM_BINARY_TYPE: return out.scalar(b->binary_type);
+    default:
+      return refuse(__func__, CL_INVALID_VALUE, "unknown param_name 0x", std::hex, param_name);
+  }
+}
+
+}  // namespace parasol::icd

@@ -1,0 +1,169 @@
+// Command-queue entry points, and the synchronisation commands (markers,
+// barriers, flush, finish) that act on a whole queue.
+#include <vector>
+
+#include "core/command_queue.h"
+#include "icd/api.h"
+#include "icd/info_out.h"
+#include "icd/validate.h"
+
+namespace parasol::icd {
+namespace {
+
+using core::CommandQueue;
+using core::Context;
+using core::Device;
+using core::Ordering;
+
+constexpr cl_command_queue_properties kValidQueueProperties =
+    CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
+
+Produced<cl_command_queue> make_queue(const char* function, cl_context context,
+                                      cl_device_id device,
+                                      cl_command_queue_properties properties) {
+  auto* ctx = checked<Context>(context);
+  PARASOL_REFUSE_IF(!ctx, CL_INVALID_CONTEXT, "not a live Parasol context");
+  Device* dev = nullptr;
+  // A null device makes a context queue: the context's policy places each command.
+  if (device) {
+    dev = checked<Device>(device);
+    if (!dev || !ctx->has_device(dev))
+      return refuse(function, CL_INVALID_DEVICE, "device is not a device of the context");
+  }
+  if (properties & ~kValidQueueProperties)
+    return refuse(function, CL_INVALID_VALUE, "invalid queue properties 0x", std::hex,
+                  properties);
+  auto* q = core::create<CommandQueue>(ctx, dev, properties);
+  return q->handle();
+}
+
+}  // namespace
+
+cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context, cl_device_id device,
+                                                  cl_command_queue_properties properties,
+                                                  cl_int* errcode_ret) {
+  return produce<cl_command_queue>(
+      errcode_ret, [&] { return make_queue(__func__, context, device, properties); });
+}
+
+cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(
+    cl_context context, cl_device_id device, const cl_queue_properties* properties,
+    cl_int* errcode_ret) {
+  return produce<cl_command_queue>(errcode_ret, [&]() -> Produced<cl_command_queue> {
+    cl_command_queue_properties props = 0;
+    for (const cl_queue_properties* p = properties; p && *p; p += 2) {
+      PARASOL_REFUSE_IF(p[0] != CL_QUEUE_PROPERTIES, CL_INVALID_VALUE,
+                        "unsupported queue property 0x", std::hex, p[0]);
+      props = static_cast<cl_command_queue_properties>(p[1]);
+    }
+    return make_queue(__func__, context, device, props);
+  });
+}
+
+cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue) {
+  auto* q = checked<CommandQueue>(command_queue);
+  PARASOL_REFUSE_IF(!q, CL_INVALID_COMMAND_QUEUE, "not a live Parasol queue");
+  q->retain_api();
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue) {
+  auto* q = checked<CommandQueue>(command_queue);
+  PARASOL_REFUSE_IF(!q, CL_INVALID_COMMAND_QUEUE, "not a live Parasol queue");
+  q->release_api();
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_queue,
+                                         cl_command_queue_info param_name,
+                                         size_t param_value_size, void* param_value,
+                                         size_t* param_value_size_ret) {
+  auto* q = checked<CommandQueue>(command_queue);
+  PARASOL_REFUSE_IF(!q, CL_INVALID_COMMAND_QUEUE, "not a live Parasol queue");
+  InfoOut out(param_value_size, param_value, param_value_size_ret);
+  switch (param_name) {
+    case CL_QUEUE_CONTEXT: return out.scalar(q->context()->handle());
+    case CL_QUEUE_DEVICE:
+      return out.scalar(q->device() ? q->device()->handle() : cl_device_id{nullptr});
+    case CL_QUEUE_REFERENCE_COUNT: return out.scalar(q->api_ref_count());
+    case CL_QUEUE_PROPERTIES: return out.scalar(q->properties());
+    default:
+      return refuse(__func__, CL_INVALID_VALUE, "unknown param_name 0x", std::hex, param_name);
+  }
+}
+
+cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue command_queue,
+                                             cl_command_queue_properties, cl_bool,
+                                             cl_command_queue_properties*) {
+  PARASOL_REFUSE_IF(!checked<CommandQueue>(command_queue), CL_INVALID_COMMAND_QUEUE,
+                    "not a live Parasol queue");
+  return refuse(__func__, CL_INVALID_OPERATION,
+                "queue properties are fixed at creation (deprecated in OpenCL 1.1)");
+}
+
+cl_int CL_API_CALL clFlush(cl_command_queue command_queue) {
+  // Commands start as soon as their dependencies allow; nothing waits for a flush.
+  PARASOL_REFUSE_IF(!checked<CommandQueue>(command_queue), CL_INVALID_COMMAND_QUEUE,
+                    "not a live Parasol queue");
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clFinish(cl_command_queue command_queue) {
+  auto* q = checked<CommandQueue>(command_queue);
+  PARASOL_REFUSE_IF(!q, CL_INVALID_COMMAND_QUEUE, "not a live Parasol queue");
+  q->finish();
+  return CL_SUCCESS;
+}
+
+namespace {
+
+cl_int enqueue_sync(const char* function, cl_command_queue command_queue, cl_uint num_events,
+                    const cl_event* wait_list, cl_event* event, cl_command_type type,
+                    Ordering ordering) {
+  auto* q = checked<CommandQueue>(command_queue);
+  PARASOL_REFUSE_IF(!q, CL_INVALID_COMMAND_QUEUE, "not a live Parasol queue");
+  std::vector<core::Event*> waits;
+  if (cl_int err = check_wait_list(function, num_events, wait_list, q->context(), waits))
+    return err;
+  give_event(q->enqueue(type, nullptr, waits, ordering), event);
+  return CL_SUCCESS;
+}
+
+}  // namespace
+
+cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue command_queue,
+                                               cl_uint num_events_in_wait_list,
+                                               const cl_event* event_wait_list,
+                                               cl_event* event) {
+  return enqueue_sync(__func__, command_queue, num_events_in_wait_list, event_wait_list, event,
+                      CL_COMMAND_MARKER, Ordering::WaitForAll);
+}
+
+cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue command_queue,
+                                                cl_uint num_events_in_wait_list,
+                                                const cl_event* event_wait_list,
+                                                cl_event* event) {
+  return enqueue_sync(__func__, command_queue, num_events_in_wait_list, event_wait_list, event,
+                      CL_COMMAND_BARRIER, Ordering::Barrier);
+}
+
+cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, cl_event* event) {
+  PARASOL_REFUSE_IF(!event, CL_INVALID_VALUE, "event is null");
+  return enqueue_sync(__func__, command_queue, 0, nullptr, event, CL_COMMAND_MARKER,
+                      Ordering::WaitForAll);
+}
+
+cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue) {
+  return enqueue_sync(__func__, command_queue, 0, nullptr, nullptr, CL_COMMAND_BARRIER,
+                      Ordering::Barrier);
+}
+
+cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events,
+                                          const cl_event* event_list) {
+  PARASOL_REFUSE_IF(num_events == 0 || !event_list, CL_INVALID_VALUE, "no events given");
+  // OpenCL 1.0's wait is a barrier on the listed events.
+  return enqueue_sync(__func__, command_queue, num_events, event_list, nullptr,
+                      CL_COMMAND_BARRIER, Ordering::Barrier);
+}
+
+}  // namespace parasol::icd

@@ -1,0 +1,66 @@
+// The API boundary's one validation vocabulary. Every entry point checks its
+// arguments here, once, and answers the spec's error code; the layers below
+// trust what they are given.
+//
+//   auto* ctx = checked<Context>(context);
+//   PARASOL_REFUSE_IF(!ctx, CL_INVALID_CONTEXT, "not a live Parasol context");
+//
+// A refusal is logged at info level (PARASOL_LOG=info shows why a call failed).
+#pragma once
+
+#include <CL/cl.h>
+
+#include <span>
+#include <vector>
+
+#include "core/event.h"
+#include "core/object.h"
+#include "util/log.h"
+
+namespace parasol::icd {
+
+const char* error_name(cl_int code);
+
+template <typename... Parts>
+cl_int refuse(const char* function, cl_int code, const Parts&... parts) {
+  log::info(function, ": ", error_name(code), ": ", parts...);
+  return code;
+}
+
+#define PARASOL_REFUSE_IF(cond, code, ...)                         \
+  do {                                                             \
+    if (cond) return ::parasol::icd::refuse(__func__, code, __VA_ARGS__); \
+  } while (0)
+
+// The object behind a handle, or null for a null, foreign or released one.
+template <typename T, typename Handle>
+T* checked(Handle* h) {
+  return core::registry::contains(h, T::kind) ? T::from(h) : nullptr;
+}
+
+// The result of an entry point that returns a handle and reports errors
+// through errcode_ret.
+template <typename H>
+struct Produced {
+  Produced(H v) : value(v) {}
+  Produced(cl_int e) : error(e) {}
+  H value = nullptr;
+  cl_int error = CL_SUCCESS;
+};
+
+template <typename H, typename Body>
+H produce(cl_int* errcode_ret, Body&& body) {
+  Produced<H> r = body();
+  if (errcode_ret) *errcode_ret = r.error;
+  return r.error == CL_SUCCESS ? r.value : nullptr;
+}
+
+// Checks an event wait list (CL_INVALID_EVENT_WAIT_LIST, CL_INVALID_CONTEXT)
+// and resolves it into out.
+cl_int check_wait_list(const char* function, cl_uint count, const cl_event* list,
+                       const void* context, std::vector<core::Event*>& out);
+
+// Hands an internal event to the user through event_out (or drops it).
+void give_event(core::Ref<core::Event> event, cl_event* event_out);
+
+}  // namespace parasol::icd

@@ -1,0 +1,40 @@
+#include "runtime/buffer_storage.h"
+
+#include <cstdlib>
+
+#include "runtime/deferred_release.h"
+#include "runtime/starpu_runtime.h"
+
+namespace parasol::runtime {
+
+BufferStorage::BufferStorage(std::size_t size, void* user_memory) : size_(size) {
+  if (user_memory) {
+    host_ = static_cast<std::byte*>(user_memory);
+  } else {
+    // Page-aligned so vendors can use it for fast transfers.
+    std::size_t rounded = (size + 4095) / 4096 * 4096;
+    host_ = static_cast<std::byte*>(std::aligned_alloc(4096, rounded));
+    if (!host_) return;
+    owns_host_ = true;
+  }
+  starpu_variable_data_register(&handle_, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(host_),
+                                size);
+  // OpenCL orders commands by events and queues, not by data: StarPU only
+  // keeps the copies coherent and arbitrates concurrent access.
+  starpu_data_set_sequential_consistency_flag(handle_, 0);
+}
+
+void BufferStorage::after_release(std::function<void()> fn) {
+  after_release_.push_back(std::move(fn));
+}
+
+BufferStorage::~BufferStorage() {
+  defer_release([handle = handle_, host = owns_host_ ? host_ : nullptr,
+                 callbacks = std::move(after_release_)] {
+    if (handle && StarpuRuntime::running()) starpu_data_unregister_no_coherency(handle);
+    std::free(host);
+    for (auto it = callbacks.rbegin(); it != callbacks.rend(); ++it) (*it)();
+  });
+}
+
+}  // namespace parasol::runtime

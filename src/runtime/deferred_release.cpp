@@ -1,0 +1,59 @@
+#include "runtime/deferred_release.h"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+namespace parasol::runtime {
+namespace {
+
+class Releaser {
+ public:
+  void push(std::function<void()> work) {
+    std::lock_guard lock(mutex_);
+    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+    queue_.push_back(std::move(work));
+    wake_.notify_one();
+  }
+
+  void drain() {
+    std::unique_lock lock(mutex_);
+    drained_.wait(lock, [this] { return queue_.empty() && !busy_; });
+  }
+
+ private:
+  void run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [this] { return !queue_.empty(); });
+      auto work = std::move(queue_.front());
+      queue_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      work();
+      lock.lock();
+      busy_ = false;
+      if (queue_.empty()) drained_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_, drained_;
+  std::deque<std::function<void()>> queue_;
+  bool busy_ = false;
+  std::thread thread_;
+};
+
+// Never destroyed: the thread lives until the process ends.
+Releaser& releaser() {
+  static auto* r = new Releaser();
+  return *r;
+}
+
+}  // namespace
+
+void defer_release(std::function<void()> work) { releaser().push(std::move(work)); }
+void drain_deferred_releases() { releaser().drain(); }
+
+}  // namespace parasol::runtime

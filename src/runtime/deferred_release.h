@@ -1,0 +1,16 @@
+// Work that must not run on the thread that triggers it.
+//
+// The last reference to a buffer can drop inside a StarPU callback, where
+// unregistering its data handle (a blocking StarPU call) would deadlock. Such
+// teardown runs on one background thread instead, in order.
+#pragma once
+
+#include <functional>
+
+namespace parasol::runtime {
+
+void defer_release(std::function<void()> work);
+// Runs everything deferred so far (at shutdown, before StarPU stops).
+void drain_deferred_releases();
+
+}  // namespace parasol::runtime

@@ -1,0 +1,51 @@
+// A command the host performs on buffers' main-RAM copies (read, write, copy,
+// fill, map, unmap): StarPU first brings each buffer's valid data to main
+// RAM (acquire), the body runs, then the buffers are released.
+#pragma once
+
+#include <starpu.h>
+
+#include <functional>
+#include <vector>
+
+#include "core/buffer.h"
+#include "core/event.h"
+
+namespace parasol::runtime {
+
+struct HostAccess {
+  core::Ref<core::Buffer> buffer;
+  starpu_data_access_mode mode;  // STARPU_R, STARPU_W (whole overwrite) or STARPU_RW
+};
+
+class HostCommand final : public core::Command {
+ public:
+  // body returns the command's status (CL_COMPLETE or a negative error).
+  HostCommand(std::vector<HostAccess> accesses, std::function<cl_int()> body);
+  void launch(core::Event& event) override;
+
+ private:
+  static void on_acquired(void* self);
+  void acquire_next();
+
+  struct Acquire {
+    starpu_data_handle_t handle;
+    starpu_data_access_mode mode;
+  };
+  std::vector<HostAccess> accesses_;  // keeps the buffers alive
+  std::vector<Acquire> acquires_;     // one per distinct handle, sorted
+  std::size_t next_ = 0;
+  std::function<cl_int()> body_;
+  core::Event* event_ = nullptr;
+};
+
+// Copies a 3D region between two byte arrays with their own pitches (the
+// *Rect commands).
+struct RectRegion {
+  std::size_t origin[3];
+  std::size_t row_pitch, slice_pitch;
+};
+void copy_rect(std::byte* dst, const RectRegion& dst_rect, const std::byte* src,
+               const RectRegion& src_rect, const std::size_t region[3]);
+
+}  // namespace parasol::runtime

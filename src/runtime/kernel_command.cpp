@@ -1,0 +1,88 @@
+#include "runtime/kernel_command.h"
+
+#include "util/log.h"
+
+namespace parasol::runtime {
+
+KernelCommand::KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> args,
+                             const NDRange& range, core::Device* pinned, unsigned sched_ctx)
+    : TaskCommand(pinned, sched_ctx), kernel_(kernel), args_(std::move(args)), range_(range) {
+  buffer_index_.resize(args_.size());
+  const auto& info = kernel_->arg_info();
+  for (size_t i = 0; i < args_.size(); ++i) {
+    const auto& a = args_[i];
+    if (a.kind != core::KernelArg::Kind::Buffer || !a.buffer) continue;
+    // Read-only when the kernel cannot write it: a const or __constant
+    // pointer, or a buffer created read-only.
+    bool read_only = (info[i].type_qualifier & CL_KERNEL_ARG_TYPE_CONST) ||
+                     info[i].address == CL_KERNEL_ARG_ADDRESS_CONSTANT ||
+                     (a.buffer->flags() & CL_MEM_READ_ONLY);
+    buffer_index_[i] = access(*a.buffer, read_only ? STARPU_R : STARPU_RW);
+  }
+}
+
+cl_int KernelCommand::execute(void* buffers[], core::Device& device) {
+  cl_kernel k = kernel_->vendor_for(&device);
+  if (!k) {
+    log::error("kernel ", kernel_->name(), " is not built for ", device.name());
+    return CL_INVALID_PROGRAM_EXECUTABLE;
+  }
+  std::vector<VendorMem> windows;  // vendor sub-buffers for Parasol sub-buffers
+  for (cl_uint i = 0; i < args_.size(); ++i) {
+    const auto& a = args_[i];
+    cl_int err = CL_SUCCESS;
+    switch (a.kind) {
+      case core::KernelArg::Kind::Value:
+        err = clSetKernelArg(k, i, a.bytes.size(), a.bytes.data());
+        break;
+      case core::KernelArg::Kind::Local:
+        err = clSetKernelArg(k, i, a.local_size, nullptr);
+        break;
+      case core::KernelArg::Kind::Buffer: {
+        cl_mem mem = nullptr;
+        if (a.buffer) {
+          void* iface = buffers[buffer_index_[i]];
+          mem = reinterpret_cast<cl_mem>(STARPU_VARIABLE_GET_DEV_HANDLE(iface));
+          size_t offset = STARPU_VARIABLE_GET_OFFSET(iface) + a.buffer->origin();
+          if (offset != 0 || a.buffer->size() != a.buffer->storage().size()) {
+            cl_buffer_region region{offset, a.buffer->size()};
+            mem = clCreateSubBuffer(mem, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region,
+                                    &err);
+            if (err != CL_SUCCESS) break;
+            windows.emplace_back(mem);
+          }
+        }
+        err = clSetKernelArg(k, i, sizeof mem, &mem);
+        break;
+      }
+      case core::KernelArg::Kind::Unset:
+        err = CL_INVALID_KERNEL_ARGS;
+        break;
+    }
+    if (err != CL_SUCCESS) {
+      log::error("kernel ", kernel_->name(), " on ", device.name(), ": argument ", i,
+                 " refused by the vendor (error ", err, ")");
+      return err;
+    }
+  }
+  cl_event done = nullptr;
+  bool local_given = range_.local[0] != 0;
+  cl_int err = clEnqueueNDRangeKernel(device.worker().queue, k, range_.work_dim,
+                                      range_.offset.data(), range_.global.data(),
+                                      local_given ? range_.local.data() : nullptr, 0, nullptr,
+                                      &done);
+  if (err != CL_SUCCESS) {
+    log::error("kernel ", kernel_->name(), " on ", device.name(), " (",
+               device.vendor_platform_name(), "): launch failed with error ", err);
+    return err;
+  }
+  VendorEvent event(done);
+  clWaitForEvents(1, &done);
+  cl_int status = CL_COMPLETE;
+  clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  if (status < 0)
+    log::error("kernel ", kernel_->name(), " on ", device.name(), " failed with status ", status);
+  return status < 0 ? status : CL_COMPLETE;
+}
+
+}  // namespace parasol::runtime

@@ -1,0 +1,37 @@
+// clEnqueueNDRangeKernel / clEnqueueTask: the kernel runs on the StarPU
+// worker's own vendor context and queue, with the worker's copies of the
+// buffers as arguments.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "core/kernel.h"
+#include "runtime/task_command.h"
+
+namespace parasol::runtime {
+
+struct NDRange {
+  cl_uint work_dim = 1;
+  std::array<size_t, 3> offset{0, 0, 0};
+  std::array<size_t, 3> global{1, 1, 1};
+  std::array<size_t, 3> local{0, 0, 0};  // all 0: the vendor chooses
+};
+
+class KernelCommand final : public TaskCommand {
+ public:
+  KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> args, const NDRange& range,
+                core::Device* pinned, unsigned sched_ctx);
+  cl_int execute(void* buffers[], core::Device& device) override;
+
+ protected:
+  const char* name() const override { return kernel_->name().c_str(); }
+
+ private:
+  core::Ref<core::Kernel> kernel_;
+  std::vector<core::KernelArg> args_;
+  std::vector<std::size_t> buffer_index_;  // per argument, into buffers[]
+  NDRange range_;
+};
+
+}  // namespace parasol::runtime

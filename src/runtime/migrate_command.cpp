@@ -1,0 +1,17 @@
+#include "runtime/migrate_command.h"
+
+namespace parasol::runtime {
+
+MigrateCommand::MigrateCommand(core::Device* device,
+                               std::vector<core::Ref<core::Buffer>> buffers,
+                               bool content_undefined)
+    : TaskCommand(device, 0), buffers_(std::move(buffers)) {
+  // Undefined content needs no transfer: a write access only claims the data.
+  // (A sub-buffer shares its parent's data, whose other parts must survive.)
+  for (const auto& b : buffers_)
+    access(*b, content_undefined && !b->parent() ? STARPU_W : STARPU_R);
+}
+
+cl_int MigrateCommand::execute(void*[], core::Device&) { return CL_COMPLETE; }
+
+}  // namespace parasol::runtime

@@ -1,0 +1,50 @@
+// Starting and stopping StarPU, and what it found: the StarPU side of device
+// discovery.
+//
+// StarPU's OpenCL driver enumerates devices through the ICD loader, so it sees
+// Parasol's own platform too. While StarPU starts, Parasol's platform must
+// report no device (see discovering()), and StarPU is started lazily, on the
+// first device query, never while the loader loads Parasol.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <string>
+#include <vector>
+
+namespace parasol::runtime {
+
+// One StarPU OpenCL worker: a vendor device with the context and queue
+// StarPU made for it.
+struct VendorWorker {
+  int worker_id = -1;   // StarPU worker id
+  int devid = -1;       // StarPU OpenCL device id
+  unsigned memory_node = 0;
+  cl_device_id device = nullptr;
+  cl_platform_id platform = nullptr;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+};
+
+class StarpuRuntime {
+ public:
+  // Starts StarPU on first use; nullptr if it could not start (logged).
+  static StarpuRuntime* get();
+  // True while StarPU is starting: the recursion guard of device discovery.
+  static bool discovering();
+  // False before StarPU started and after it shut down (at exit): objects
+  // released that late leave their StarPU resources to the process's end.
+  static bool running();
+
+  const std::vector<VendorWorker>& vendor_workers() const { return vendor_workers_; }
+  const VendorWorker* worker_for_devid(int devid) const;
+
+ private:
+  StarpuRuntime() = default;
+  bool start();
+  static void shutdown_at_exit();
+
+  std::vector<VendorWorker> vendor_workers_;
+};
+
+}  // namespace parasol::runtime

@@ -1,0 +1,91 @@
+#include "runtime/task_command.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/platform.h"
+#include "util/log.h"
+
+namespace parasol::runtime {
+
+TaskCommand::TaskCommand(core::Device* pinned, unsigned sched_ctx)
+    : pinned_(pinned), sched_ctx_(sched_ctx) {}
+
+std::size_t TaskCommand::access(const core::Buffer& buffer, starpu_data_access_mode mode) {
+  starpu_data_handle_t h = buffer.storage().handle();
+  auto it = std::find(handles_.begin(), handles_.end(), h);
+  if (it != handles_.end()) {
+    auto i = static_cast<std::size_t>(it - handles_.begin());
+    modes_[i] = static_cast<starpu_data_access_mode>(modes_[i] | mode);
+    return i;
+  }
+  handles_.push_back(h);
+  modes_.push_back(mode);
+  return handles_.size() - 1;
+}
+
+starpu_codelet* TaskCommand::codelet() {
+  static starpu_codelet cl = [] {
+    starpu_codelet c;
+    starpu_codelet_init(&c);
+    c.where = STARPU_OPENCL;
+    c.opencl_funcs[0] = &TaskCommand::run_on_opencl;
+    c.nbuffers = STARPU_VARIABLE_NBUFFERS;
+    c.name = "parasol_command";
+    return c;
+  }();
+  return &cl;
+}
+
+void TaskCommand::run_on_opencl(void* buffers[], void* self) {
+  auto* cmd = static_cast<TaskCommand*>(self);
+  core::Device* device = core::Platform::instance().device_for_worker(starpu_worker_get_id());
+  cmd->event_->set_executed_on(device);
+  cmd->event_->set_running();
+  cmd->status_ = cmd->execute(buffers, *device);
+}
+
+void TaskCommand::on_done(void* self) {
+  auto* cmd = static_cast<TaskCommand*>(self);
+  cmd->event_->complete(cmd->status_);  // may destroy cmd: nothing after
+}
+
+void TaskCommand::launch(core::Event& event) {
+  event_ = &event;
+  starpu_task* task = starpu_task_create();
+  task->cl = codelet();
+  task->cl_arg = this;
+  task->callback_func = &TaskCommand::on_done;
+  task->callback_arg = this;
+  task->name = name();
+  task->sched_ctx = sched_ctx_;
+  if (pinned_) {
+    task->execute_on_a_specific_worker = 1;
+    task->workerid = static_cast<unsigned>(pinned_->worker().worker_id);
+  }
+  const auto n = static_cast<int>(handles_.size());
+  task->nbuffers = n;
+  if (n > STARPU_NMAXBUFS) {
+    // StarPU frees dyn_handles and dyn_modes with the task.
+    task->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(n * sizeof(*task->dyn_handles)));
+    task->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(n * sizeof(*task->dyn_modes)));
+    std::memcpy(task->dyn_handles, handles_.data(), n * sizeof(*task->dyn_handles));
+    std::memcpy(task->dyn_modes, modes_.data(), n * sizeof(*task->dyn_modes));
+  } else {
+    for (int i = 0; i < n; ++i) {
+      task->handles[i] = handles_[i];
+      task->modes[i] = modes_[i];
+    }
+  }
+  int rc = starpu_task_submit(task);
+  if (rc != 0) {
+    log::error("StarPU refused the task of command '", name(), "' (", rc,
+               "): no device of the context can run it");
+    task->destroy = 0;
+    starpu_task_destroy(task);
+    event.complete(CL_OUT_OF_RESOURCES);
+  }
+}
+
+}  // namespace parasol::runtime
