@@ -1,5 +1,7 @@
 #include "core/kernel.h"
 
+#include "util/log.h"
+
 namespace parasol::core {
 namespace {
 
@@ -22,6 +24,7 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
     cl_int e = CL_SUCCESS;
     cl_kernel k = clCreateKernel(b.program.get(), name_.c_str(), &e);
     if (e != CL_SUCCESS) {
+      log::info("kernel ", name_, " not created on ", b.device->name(), " (error ", e, ")");
       err = e;
       continue;
     }
