@@ -1,0 +1,126 @@
+#include "support/parasol_test.h"
+
+namespace parasol_test {
+namespace {
+
+std::string platform_name(cl_platform_id p) {
+  char name[256] = "";
+  clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
+  return name;
+}
+
+std::vector<cl_platform_id> all_platforms() {
+  cl_uint n = 0;
+  clGetPlatformIDs(0, nullptr, &n);
+  std::vector<cl_platform_id> ids(n);
+  if (n) clGetPlatformIDs(n, ids.data(), nullptr);
+  return ids;
+}
+
+}  // namespace
+
+cl_platform_id parasol_platform() {
+  for (auto p : all_platforms())
+    if (platform_name(p) == "Parasol") return p;
+  FAIL("the Parasol platform is not registered (OCL_ICD_VENDORS?)");
+  return nullptr;
+}
+
+cl_platform_id vendor_platform(const std::string& prefix) {
+  for (auto p : all_platforms())
+    if (platform_name(p).rfind(prefix, 0) == 0) return p;
+  return nullptr;
+}
+
+std::vector<cl_device_id> devices(cl_device_type type) {
+  cl_uint n = 0;
+  if (clGetDeviceIDs(parasol_platform(), type, 0, nullptr, &n) != CL_SUCCESS) return {};
+  std::vector<cl_device_id> ids(n);
+  CL_REQUIRE(clGetDeviceIDs(parasol_platform(), type, n, ids.data(), nullptr));
+  return ids;
+}
+
+std::string device_name(cl_device_id d) {
+  char name[256] = "";
+  clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof name, name, nullptr);
+  return name;
+}
+
+std::string vendor_of(cl_device_id d) {
+  char name[256] = "";
+  clGetDeviceInfo(d, CL_DEVICE_VENDOR_PLATFORM_NAME_PARASOL, sizeof name, name, nullptr);
+  return name;
+}
+
+std::vector<cl_device_id> devices_of(const std::string& prefix) {
+  std::vector<cl_device_id> out;
+  for (auto d : devices())
+    if (vendor_of(d).rfind(prefix, 0) == 0) out.push_back(d);
+  return out;
+}
+
+std::vector<cl_device_id> pocl_devices() { return devices_of("Portable Computing Language"); }
+std::vector<cl_device_id> oclgrind_devices() { return devices_of("Oclgrind"); }
+
+Context::Context(const std::vector<cl_device_id>& devs, const cl_context_properties* props) {
+  REQUIRE(!devs.empty());
+  cl_int err = CL_SUCCESS;
+  ctx = clCreateContext(props, static_cast<cl_uint>(devs.size()), devs.data(), nullptr, nullptr,
+                        &err);
+  CL_REQUIRE(err);
+}
+Context::~Context() { if (ctx) clReleaseContext(ctx); }
+
+Queue::Queue(cl_context ctx, cl_device_id dev, cl_command_queue_properties props) {
+  cl_int err = CL_SUCCESS;
+  q = clCreateCommandQueue(ctx, dev, props, &err);
+  CL_REQUIRE(err);
+}
+Queue::~Queue() { if (q) clReleaseCommandQueue(q); }
+
+Program::Program(cl_context ctx, const std::string& source, const std::string& options) {
+  const char* text = source.c_str();
+  cl_int err = CL_SUCCESS;
+  prog = clCreateProgramWithSource(ctx, 1, &text, nullptr, &err);
+  CL_REQUIRE(err);
+  err = clBuildProgram(prog, 0, nullptr, options.c_str(), nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    cl_uint n = 0;
+    clGetProgramInfo(prog, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, nullptr);
+    std::vector<cl_device_id> devs(n);
+    clGetProgramInfo(prog, CL_PROGRAM_DEVICES, n * sizeof(cl_device_id), devs.data(), nullptr);
+    for (auto d : devs) {
+      size_t size = 0;
+      clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+      std::string log(size, '\0');
+      clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+      UNSCOPED_INFO("build log on " << device_name(d) << ":\n" << log);
+    }
+  }
+  CL_REQUIRE(err);
+}
+Program::~Program() { if (prog) clReleaseProgram(prog); }
+
+Kernel::Kernel(cl_program prog, const char* name) {
+  cl_int err = CL_SUCCESS;
+  k = clCreateKernel(prog, name, &err);
+  CL_REQUIRE(err);
+}
+Kernel::~Kernel() { if (k) clReleaseKernel(k); }
+
+Mem::Mem(cl_context ctx, cl_mem_flags flags, size_t size, void* host) {
+  cl_int err = CL_SUCCESS;
+  m = clCreateBuffer(ctx, flags, size, host, &err);
+  CL_REQUIRE(err);
+}
+Mem::~Mem() { if (m) clReleaseMemObject(m); }
+
+Event::~Event() { if (e) clReleaseEvent(e); }
+
+cl_int event_status(cl_event e) {
+  cl_int status = 0;
+  CL_REQUIRE(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+  return status;
+}
+
+}  // namespace parasol_test

@@ -1,0 +1,95 @@
+// Shared support for Parasol's tests: the platform, its devices grouped by
+// the vendor behind them, and small helpers that fail the test (REQUIRE) on
+// any unexpected OpenCL error.
+#pragma once
+
+#include <CL/cl.h>
+#include <CL/cl_parasol.h>
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+namespace parasol_test {
+
+// REQUIRE that an OpenCL call returns CL_SUCCESS, naming the call on failure.
+#define CL_REQUIRE(call)                          \
+  do {                                            \
+    cl_int cl_require_err_ = (call);              \
+    INFO(#call " returned " << cl_require_err_);  \
+    REQUIRE(cl_require_err_ == CL_SUCCESS);       \
+  } while (0)
+
+cl_platform_id parasol_platform();
+// The vendor platform of the same name, used directly (for references).
+cl_platform_id vendor_platform(const std::string& name_prefix);
+
+std::vector<cl_device_id> devices(cl_device_type type = CL_DEVICE_TYPE_ALL);
+// Parasol devices whose vendor platform name starts with prefix
+// ("Portable Computing Language", "Oclgrind").
+std::vector<cl_device_id> devices_of(const std::string& vendor_prefix);
+std::vector<cl_device_id> pocl_devices();
+std::vector<cl_device_id> oclgrind_devices();
+
+std::string device_name(cl_device_id d);
+std::string vendor_of(cl_device_id d);  // CL_DEVICE_VENDOR_PLATFORM_NAME_PARASOL
+
+// Owning wrappers so a failed REQUIRE never leaks handles.
+struct Context {
+  cl_context ctx = nullptr;
+  explicit Context(const std::vector<cl_device_id>& devs,
+                   const cl_context_properties* props = nullptr);
+  ~Context();
+  operator cl_context() const { return ctx; }
+};
+
+struct Queue {
+  cl_command_queue q = nullptr;
+  Queue(cl_context ctx, cl_device_id dev, cl_command_queue_properties props = 0);
+  ~Queue();
+  operator cl_command_queue() const { return q; }
+};
+
+struct Program {
+  cl_program prog = nullptr;
+  // Builds for every device of the context; REQUIREs success.
+  Program(cl_context ctx, const std::string& source, const std::string& options = "");
+  ~Program();
+  operator cl_program() const { return prog; }
+};
+
+struct Kernel {
+  cl_kernel k = nullptr;
+  Kernel(cl_program prog, const char* name);
+  ~Kernel();
+  operator cl_kernel() const { return k; }
+};
+
+struct Mem {
+  cl_mem m = nullptr;
+  Mem(cl_context ctx, cl_mem_flags flags, size_t size, void* host = nullptr);
+  explicit Mem(cl_mem existing) : m(existing) {}
+  ~Mem();
+  operator cl_mem() const { return m; }
+};
+
+struct Event {
+  cl_event e = nullptr;
+  ~Event();
+  cl_event* operator&() { return &e; }
+  operator cl_event() const { return e; }
+};
+
+// Sets kernel arguments in order: set_args(k, buf, 2.0f, n).
+inline void set_args_from(cl_kernel, cl_uint) {}
+template <typename T, typename... Rest>
+void set_args_from(cl_kernel k, cl_uint i, const T& v, const Rest&... rest) {
+  CL_REQUIRE(clSetKernelArg(k, i, sizeof(T), &v));
+  set_args_from(k, i + 1, rest...);
+}
+template <typename... Args>
+void set_args(cl_kernel k, const Args&... args) { set_args_from(k, 0, args...); }
+
+cl_int event_status(cl_event e);
+
+}  // namespace parasol_test
