@@ -6,6 +6,8 @@
 #include <cstdint>
 
 #include "core/platform.h"
+#include "runtime/device_stats.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 namespace parasol::runtime {
@@ -60,7 +62,9 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   core::Device* device = core::Platform::instance().device_for_worker(starpu_worker_get_id());
   cmd->event_->set_executed_on(device);
   cmd->event_->set_running();
+  std::uint64_t start = now_ns();
   cmd->status_ = cmd->execute(buffers, *device);
+  record_command(device->worker().worker_id, now_ns() - start);
 }
 
 void TaskCommand::on_done(void* self) {
