@@ -40,13 +40,15 @@ std::uint32_t KernelCommand::footprint() const {
 
 std::size_t KernelCommand::size() const { return range_.global[0] * range_.global[1] * range_.global[2]; }
 
-cl_int KernelCommand::execute(void* buffers[], core::Device& device) {
+cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event& done) {
   cl_kernel k = kernel_->vendor_for(&device);
   if (!k) {
     log::error("kernel ", kernel_->name(), " is not built for ", device.name());
     return CL_INVALID_PROGRAM_EXECUTABLE;
   }
-  std::vector<VendorMem> windows;  // vendor sub-buffers for Parasol sub-buffers
+  // Vendor sub-buffers for Parasol sub-buffers: released once enqueued (the
+  // vendor keeps what an enqueued kernel uses alive).
+  std::vector<VendorMem> windows;
   for (cl_uint i = 0; i < args_.size(); ++i) {
     const auto& a = args_[i];
     cl_int err = CL_SUCCESS;
@@ -84,7 +86,6 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device) {
       return err;
     }
   }
-  cl_event done = nullptr;
   bool local_given = range_.local[0] != 0;
   cl_int err = clEnqueueNDRangeKernel(device.worker().queue, k, range_.work_dim,
                                       range_.offset.data(), range_.global.data(),
@@ -93,15 +94,10 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device) {
   if (err != CL_SUCCESS) {
     log::error("kernel ", kernel_->name(), " on ", device.name(), " (",
                device.vendor_platform_name(), "): launch failed with error ", err);
+    done = nullptr;
     return err;
   }
-  VendorEvent event(done);
-  clWaitForEvents(1, &done);
-  cl_int status = CL_COMPLETE;
-  clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
-  if (status < 0)
-    log::error("kernel ", kernel_->name(), " on ", device.name(), " failed with status ", status);
-  return status < 0 ? status : CL_COMPLETE;
+  return CL_COMPLETE;
 }
 
 }  // namespace parasol::runtime

@@ -22,7 +22,7 @@ class KernelCommand final : public TaskCommand {
  public:
   KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> args, const NDRange& range,
                 core::Device* pinned, unsigned sched_ctx);
-  cl_int execute(void* buffers[], core::Device& device) override;
+  cl_int execute(void* buffers[], core::Device& device, cl_event& done) override;
   bool can_run_on(const core::Device& device) const override;
   std::uint32_t footprint() const override;
   std::size_t size() const override;
