@@ -68,7 +68,21 @@ inline cl_program build(cl_context ctx, const char* source, const char* options 
   cl_int err = CL_SUCCESS;
   cl_program p = clCreateProgramWithSource(ctx, 1, &source, nullptr, &err);
   BENCH_CHECK(err);
-  BENCH_CHECK(clBuildProgram(p, 0, nullptr, options, nullptr, nullptr));
+  err = clBuildProgram(p, 0, nullptr, options, nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    cl_uint n = 0;
+    clGetProgramInfo(p, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, nullptr);
+    std::vector<cl_device_id> devs(n);
+    clGetProgramInfo(p, CL_PROGRAM_DEVICES, n * sizeof(cl_device_id), devs.data(), nullptr);
+    for (auto d : devs) {
+      size_t size = 0;
+      clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+      std::string log(size, '\0');
+      clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+      std::fprintf(stderr, "build log on %s:\n%s\n", device_name(d).c_str(), log.c_str());
+    }
+    BENCH_CHECK(err);
+  }
   return p;
 }
 

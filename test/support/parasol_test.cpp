@@ -1,5 +1,7 @@
 #include "support/parasol_test.h"
 
+#include <cstdlib>
+
 namespace parasol_test {
 namespace {
 
@@ -60,7 +62,10 @@ std::vector<cl_device_id> devices_of(const std::string& prefix) {
 }
 
 std::vector<cl_device_id> pocl_devices() { return devices_of("Portable Computing Language"); }
-std::vector<cl_device_id> oclgrind_devices() { return devices_of("Oclgrind"); }
+std::vector<cl_device_id> oclgrind_devices() {
+  const char* other = std::getenv("PARASOL_TEST_OTHER_VENDOR");
+  return devices_of(other && *other ? other : "Oclgrind");
+}
 
 Context::Context(const std::vector<cl_device_id>& devs, const cl_context_properties* props) {
   REQUIRE(!devs.empty());

@@ -29,6 +29,9 @@ std::vector<cl_device_id> devices(cl_device_type type = CL_DEVICE_TYPE_ALL);
 // ("Portable Computing Language", "Oclgrind").
 std::vector<cl_device_id> devices_of(const std::string& vendor_prefix);
 std::vector<cl_device_id> pocl_devices();
+// The suite's second vendor: Oclgrind, or the platform named by
+// PARASOL_TEST_OTHER_VENDOR (on the GPU machine: "NVIDIA CUDA"), so every
+// mixed-vendor test also runs with a real GPU beside PoCL.
 std::vector<cl_device_id> oclgrind_devices();
 
 std::string device_name(cl_device_id d);
