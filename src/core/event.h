@@ -80,6 +80,10 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
 
   Command* work() const { return work_.get(); }
 
+  // The partitioning factor a divisible kernel ran with (0: undivided).
+  cl_uint partitioning_factor() const { return partitioning_factor_; }
+  void set_partitioning_factor(cl_uint f) { partitioning_factor_ = f; }
+
  private:
   void dependency_finished(cl_int status);
   void launch_now();  // every dependency is done
@@ -101,7 +105,8 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   std::atomic<cl_int> dependency_error_{CL_SUCCESS};
   Device* executed_on_ = nullptr;
   std::atomic<bool> user_status_set_{false};
-  std::atomic<bool> in_flight_{false};  // start() took a reference complete() gives back
+  std::atomic<bool> in_flight_{false};
+  cl_uint partitioning_factor_ = 0;  // start() took a reference complete() gives back
 
   std::uint64_t t_queued_ = 0, t_submit_ = 0, t_start_ = 0, t_end_ = 0;
 };

@@ -86,4 +86,31 @@ bool Kernel::snapshot_args(std::vector<KernelArg>& out) const {
   return true;
 }
 
+DivideFunction Kernel::divide_function() const {
+  std::lock_guard lock(args_mutex_);
+  return divide_;
+}
+
+void Kernel::set_divide_function(const DivideFunction& d) {
+  std::lock_guard lock(args_mutex_);
+  divide_ = d;
+}
+
+void Kernel::set_socl_divide_function(DivideFunction::SoclFn fn) {
+  std::lock_guard lock(args_mutex_);
+  divide_.fn = nullptr;
+  divide_.socl_fn = fn;
+}
+
+void Kernel::set_divide_range(cl_uint min_factor, cl_uint max_factor) {
+  std::lock_guard lock(args_mutex_);
+  divide_.min_factor = min_factor;
+  divide_.max_factor = max_factor;
+}
+
+void Kernel::set_divide_user_data(void* user_data) {
+  std::lock_guard lock(args_mutex_);
+  divide_.user_data = user_data;
+}
+
 }  // namespace parasol::core

@@ -30,6 +30,24 @@ struct KernelArg {
   std::size_t local_size = 0;    // Local
 };
 
+// A host function that runs a kernel as several smaller commands
+// (granularity adaptation, see schedulers/divide_strategy.h). Parasol's
+// own form takes user data; SOCL's (set through clSetKernelArg index -1)
+// does not.
+struct DivideFunction {
+  using Fn = cl_int(CL_CALLBACK*)(cl_command_queue, cl_uint, const cl_event, cl_event*, void*);
+  using SoclFn = cl_int(CL_CALLBACK*)(cl_command_queue, cl_uint, const cl_event, cl_event*);
+  Fn fn = nullptr;
+  SoclFn socl_fn = nullptr;
+  cl_uint min_factor = 1, max_factor = 1;
+  void* user_data = nullptr;
+
+  bool set() const { return fn || socl_fn; }
+  cl_int call(cl_command_queue q, cl_uint factor, cl_event before, cl_event* after) const {
+    return fn ? fn(q, factor, before, after, user_data) : socl_fn(q, factor, before, after);
+  }
+};
+
 class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
  public:
   // Creates the vendor kernels; err is CL_INVALID_KERNEL_NAME when no device
@@ -55,6 +73,13 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   // A copy of every argument; false if one is still unset.
   bool snapshot_args(std::vector<KernelArg>& out) const;
 
+  DivideFunction divide_function() const;
+  void set_divide_function(const DivideFunction& d);
+  // SOCL's clSetKernelArg convention sets the parts one by one.
+  void set_socl_divide_function(DivideFunction::SoclFn fn);
+  void set_divide_range(cl_uint min_factor, cl_uint max_factor);
+  void set_divide_user_data(void* user_data);
+
  private:
   Ref<Program> program_;
   std::string name_;
@@ -64,6 +89,7 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   std::vector<KernelArgInfo> arg_info_;
   mutable std::mutex args_mutex_;
   std::vector<KernelArg> args_;
+  DivideFunction divide_;
 };
 
 }  // namespace parasol::core

@@ -9,6 +9,7 @@
 #include "icd/info_out.h"
 #include "icd/validate.h"
 #include "runtime/kernel_command.h"
+#include "schedulers/divided_enqueue.h"
 
 namespace parasol::icd {
 namespace {
@@ -82,6 +83,32 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
                                   const void* arg_value) {
   auto* k = checked<Kernel>(kernel);
   PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
+  // SOCL's divide-function convention: indexes -1 (function), -2 (factor
+  // range, two cl_uint) and -3 (user data).
+  if (arg_index >= static_cast<cl_uint>(-3)) {
+    PARASOL_REFUSE_IF(!arg_value, CL_INVALID_ARG_VALUE, "a divide-function setting needs a value");
+    switch (static_cast<int>(arg_index)) {
+      case -1:
+        PARASOL_REFUSE_IF(arg_size != sizeof(void*), CL_INVALID_ARG_SIZE,
+                          "index -1 takes a function pointer");
+        k->set_socl_divide_function(*static_cast<const core::DivideFunction::SoclFn*>(arg_value));
+        return CL_SUCCESS;
+      case -2: {
+        PARASOL_REFUSE_IF(arg_size != 2 * sizeof(cl_uint), CL_INVALID_ARG_SIZE,
+                          "index -2 takes two cl_uint (min and max factor)");
+        auto* range = static_cast<const cl_uint*>(arg_value);
+        PARASOL_REFUSE_IF(range[0] == 0 || range[0] > range[1], CL_INVALID_VALUE,
+                          "invalid partitioning-factor range [", range[0], ", ", range[1], "]");
+        k->set_divide_range(range[0], range[1]);
+        return CL_SUCCESS;
+      }
+      default:
+        PARASOL_REFUSE_IF(arg_size != sizeof(void*), CL_INVALID_ARG_SIZE,
+                          "index -3 takes a pointer");
+        k->set_divide_user_data(*static_cast<void* const*>(arg_value));
+        return CL_SUCCESS;
+    }
+  }
   PARASOL_REFUSE_IF(arg_index >= k->num_args(), CL_INVALID_ARG_INDEX, "kernel ", k->name(),
                     " has ", k->num_args(), " arguments, not ", arg_index + 1);
   const auto& info = k->arg_info()[arg_index];
@@ -260,9 +287,19 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
                                    q->context(), waits))
     return err;
   unsigned sched_ctx = q->device() ? 0 : q->context()->sched_ctx();
-  auto work = std::make_unique<runtime::KernelCommand>(k, std::move(args), range, q->device(),
-                                                       sched_ctx);
-  give_event(q->enqueue(CL_COMMAND_NDRANGE_KERNEL, std::move(work), waits), event);
+  auto enqueue_kernel = [&](std::span<core::Event* const> after) {
+    auto work = std::make_unique<runtime::KernelCommand>(k, std::move(args), range, q->device(),
+                                                         sched_ctx);
+    return q->enqueue(CL_COMMAND_NDRANGE_KERNEL, std::move(work), after);
+  };
+  // A divisible kernel on a context queue: granularity adaptation decides.
+  if (!q->device() && k->divide_function().set() && !schedulers::dividing(k)) {
+    give_event(schedulers::enqueue_divided(*q, *k, runtime::KernelCommand::launch_key(*k, args, range),
+                                           waits, enqueue_kernel),
+               event);
+    return CL_SUCCESS;
+  }
+  give_event(enqueue_kernel(waits), event);
   return CL_SUCCESS;
 }
 

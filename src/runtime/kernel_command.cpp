@@ -1,6 +1,9 @@
 #include "runtime/kernel_command.h"
 
 #include "runtime/kernel_codelets.h"
+
+#include <functional>
+#include <string>
 #include "util/log.h"
 
 namespace parasol::runtime {
@@ -28,14 +31,28 @@ bool KernelCommand::can_run_on(const core::Device& device) const {
   return kernel_->vendor_for(&device) != nullptr;
 }
 
+namespace {
+
 // Alike launches: same NDRange, same buffer sizes (values may differ).
-std::uint32_t KernelCommand::footprint() const {
-  std::uint32_t h = starpu_hash_crc32c_be_n(range_.global.data(), sizeof range_.global, 0);
-  h = starpu_hash_crc32c_be_n(range_.local.data(), sizeof range_.local, h);
-  for (const auto& a : args_)
+std::uint32_t shape_hash(const std::vector<core::KernelArg>& args, const NDRange& range,
+                         std::uint32_t seed) {
+  std::uint32_t h = starpu_hash_crc32c_be_n(range.global.data(), sizeof range.global, seed);
+  h = starpu_hash_crc32c_be_n(range.local.data(), sizeof range.local, h);
+  for (const auto& a : args)
     if (a.kind == core::KernelArg::Kind::Buffer && a.buffer)
       h = starpu_hash_crc32c_be(static_cast<std::uint32_t>(a.buffer->size()), h);
   return h;
+}
+
+}  // namespace
+
+std::uint32_t KernelCommand::footprint() const { return shape_hash(args_, range_, 0); }
+
+std::uint64_t KernelCommand::launch_key(const core::Kernel& kernel,
+                                        const std::vector<core::KernelArg>& args,
+                                        const NDRange& range) {
+  auto kernel_id = static_cast<std::uint64_t>(std::hash<std::string>{}(kernel.model_symbol()));
+  return (kernel_id << 32) ^ shape_hash(args, range, static_cast<std::uint32_t>(kernel_id));
 }
 
 std::size_t KernelCommand::size() const { return range_.global[0] * range_.global[1] * range_.global[2]; }
