@@ -76,6 +76,7 @@ void Event::launch_now() {
   {
     std::unique_lock lock(mutex_);
     t_submit_ = now_ns();
+    if (work_) running_self_ = Ref<Event>(this);
     set_status(CL_SUBMITTED, lock);
   }
   if (work_)
@@ -115,9 +116,11 @@ void Event::complete(cl_int status) {
   std::vector<Ref<Event>> successors;
   std::unique_ptr<Command> work;
   Ref<Event> keep(this);
+  Ref<Event> was_running;
   {
     std::unique_lock lock(mutex_);
     if (status_ <= CL_COMPLETE) return;
+    was_running = std::move(running_self_);
     if (!t_start_) t_start_ = now_ns();
     if (!t_submit_) t_submit_ = t_start_;
     t_end_ = now_ns();

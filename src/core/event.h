@@ -91,6 +91,10 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   CommandQueue* queue_;
   cl_command_type type_;
   std::unique_ptr<Command> work_;
+  // Set while the work runs: an asynchronous command (StarPU task, data
+  // acquire) holds a raw pointer to its event, so the event must outlive it
+  // even when the user and the queue have let go.
+  Ref<Event> running_self_;
 
   mutable std::mutex mutex_;
   std::condition_variable done_;
