@@ -23,6 +23,9 @@ class KernelCommand final : public TaskCommand {
   KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> args, const NDRange& range,
                 core::Device* pinned, unsigned sched_ctx);
   cl_int execute(void* buffers[], core::Device& device) override;
+  bool can_run_on(const core::Device& device) const override {
+    return kernel_->vendor_for(&device) != nullptr;
+  }
 
  protected:
   const char* name() const override { return kernel_->name().c_str(); }

@@ -31,6 +31,7 @@ starpu_codelet* TaskCommand::codelet() {
     starpu_codelet_init(&c);
     c.where = STARPU_OPENCL;
     c.opencl_funcs[0] = &TaskCommand::run_on_opencl;
+    c.can_execute = &TaskCommand::can_execute;
     c.nbuffers = STARPU_VARIABLE_NBUFFERS;
     c.name = "parasol_command";
     return c;
@@ -44,6 +45,13 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   cmd->event_->set_executed_on(device);
   cmd->event_->set_running();
   cmd->status_ = cmd->execute(buffers, *device);
+}
+
+int TaskCommand::can_execute(unsigned workerid, starpu_task* task, unsigned) {
+  auto* cmd = static_cast<const TaskCommand*>(task->cl_arg);
+  const core::Device* device =
+      core::Platform::instance().device_for_worker(static_cast<int>(workerid));
+  return device && cmd->can_run_on(*device);
 }
 
 void TaskCommand::on_done(void* self) {

@@ -25,6 +25,9 @@ class TaskCommand : public core::Command {
   // Runs on the StarPU worker of device; buffers[i] is the StarPU interface
   // of handles()[i] on that device.
   virtual cl_int execute(void* buffers[], core::Device& device) = 0;
+  // Whether the command can run on device at all (a kernel only runs where
+  // its program was built). A context queue's policy only picks such devices.
+  virtual bool can_run_on(const core::Device&) const { return true; }
 
  protected:
   // Declares a buffer the task accesses; returns its index into buffers[].
@@ -35,6 +38,7 @@ class TaskCommand : public core::Command {
 
  private:
   static void run_on_opencl(void* buffers[], void* self);
+  static int can_execute(unsigned workerid, starpu_task* task, unsigned nimpl);
   static void on_done(void* self);
 
   core::Device* pinned_;
