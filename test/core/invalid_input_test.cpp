@@ -75,7 +75,7 @@ TEST_CASE("null, foreign, fake and released handles of every object type are ref
   // Parasol's own entry points, reached without the loader (which would
   // dereference the handle to find a dispatch table).
   const cl_icd_dispatch& px = parasol_dispatch(m.ctx.ctx);
-  FakeHandle fake_storage{px.clGetPlatformInfo ? &px : nullptr, {}};
+  FakeHandle fake_storage{&px, {}};  // even Parasol's dispatch pointer does not make it an object
   void* fake = &fake_storage;
 
   // Released handles: objects whose last API reference was dropped.
