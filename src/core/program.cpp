@@ -1,5 +1,6 @@
 #include "core/program.h"
 
+#include <deque>
 #include <sstream>
 #include <thread>
 
@@ -88,11 +89,14 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
   // arguments are buffers and how kernels use them.
   std::string vendor_options = options + " -cl-kernel-arg-info";
   std::vector<std::thread> threads;
+  std::deque<cl_int> vendor_errors;  // stable addresses, one per device
   for (Device* d : devices) {
     DeviceBuild* b = build_for(d);
-    threads.emplace_back([b, &vendor_options, &options] {
+    cl_int* vendor_error = &vendor_errors.emplace_back(CL_SUCCESS);
+    threads.emplace_back([b, &vendor_options, &options, vendor_error] {
       cl_device_id vd = b->device->vendor();
       cl_int e = clBuildProgram(b->program.get(), 1, &vd, vendor_options.c_str(), nullptr, nullptr);
+      *vendor_error = e;
       std::string log = build_log(b->program.get(), vd);
       b->options = options;
       b->log = std::move(log);
@@ -107,6 +111,10 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
   for (auto& t : threads) t.join();
   std::lock_guard lock(mutex_);
   building_ = false;
+  // The options are the same for every device: one vendor refusing them
+  // (PoCL checks them, Oclgrind only fails the build) means they are invalid.
+  for (cl_int e : vendor_errors)
+    if (e == CL_INVALID_BUILD_OPTIONS) return CL_INVALID_BUILD_OPTIONS;
   for (Device* d : devices)
     if (build_for(d)->status != CL_BUILD_SUCCESS) return CL_BUILD_PROGRAM_FAILURE;
   return CL_SUCCESS;

@@ -36,6 +36,7 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
   bool from_binary() const { return source_.empty(); }
 
   // Builds for each listed device (in parallel, one thread per device).
+  // CL_INVALID_BUILD_OPTIONS if a vendor refused the options,
   // CL_BUILD_PROGRAM_FAILURE if any failed; CL_INVALID_OPERATION if a build
   // is running or kernels are attached.
   cl_int build(const std::vector<Device*>& devices, const std::string& options);

@@ -247,14 +247,26 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
       range.local[i] = local_work_size[i];
     }
   }
+  // Every device the command may run on must accept the work-group.
+  std::vector<Device*> candidates;
+  if (q->device())
+    candidates.push_back(q->device());
+  else
+    candidates = q->context()->devices();
+  if (!local_work_size) {
+    // OpenCL 1.2: a kernel declared with reqd_work_group_size needs it given.
+    for (Device* d : candidates) {
+      cl_kernel vk = k->vendor_for(d);
+      size_t reqd[3] = {0, 0, 0};
+      if (vk)
+        ::clGetKernelWorkGroupInfo(vk, d->vendor(), CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd,
+                                   reqd, nullptr);
+      PARASOL_REFUSE_IF(reqd[0] != 0, CL_INVALID_WORK_GROUP_SIZE, "kernel ", k->name(),
+                        " has a reqd_work_group_size but local_work_size is null");
+    }
+  }
   if (local_work_size) {
     for (cl_uint i = work_dim; i < 3; ++i) range.local[i] = 1;
-    // Every device the command may run on must accept the work-group.
-    std::vector<Device*> candidates;
-    if (q->device())
-      candidates.push_back(q->device());
-    else
-      candidates = q->context()->devices();
     for (Device* d : candidates) {
       cl_kernel vk = k->vendor_for(d);
       if (!vk) continue;
