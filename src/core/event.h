@@ -50,8 +50,11 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   cl_int status() const;
   bool finished() const { return status() <= CL_COMPLETE; }
 
-  // Declares the events this one waits for; call before start().
-  void depend_on(Event* dependency);
+  // Declares an event this one waits for; call before start(). A failed
+  // dependency fails this command too when it was named in a wait list
+  // (propagate); queue order only orders, so one failure does not poison
+  // every later command of an in-order queue.
+  void depend_on(Event* dependency, bool propagate_failure = true);
   // Ends dependency registration: the command launches as soon as the last
   // dependency completes (now, if none is pending).
   void start();
@@ -85,7 +88,7 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   void set_partitioning_factor(cl_uint f) { partitioning_factor_ = f; }
 
  private:
-  void dependency_finished(cl_int status);
+  void dependency_finished(cl_int status, bool propagate_failure);
   void launch_now();  // every dependency is done
   void set_status(cl_int status, std::unique_lock<std::mutex>& lock);
 
@@ -99,7 +102,11 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   mutable std::mutex mutex_;
   std::condition_variable done_;
   cl_int status_;
-  std::vector<Ref<Event>> successors_;
+  struct Successor {
+    Ref<Event> event;
+    bool propagate_failure;
+  };
+  std::vector<Successor> successors_;
   std::vector<EventCallback> callbacks_;
   std::atomic<int> pending_{1};  // dependencies not done, plus start()'s guard
   std::atomic<cl_int> dependency_error_{CL_SUCCESS};
