@@ -3,6 +3,7 @@
 // argument afterwards never changes an enqueued command.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <mutex>
 #include <string>
@@ -65,6 +66,17 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   // The vendor kernel for a device, null where the program is not built.
   cl_kernel vendor_for(const Device* d) const;
   cl_kernel any_vendor() const;
+  // The native device's kernel, null where the program is not built for it.
+  const runtime::native::NativeKernel* native_for(const Device* d) const;
+  bool runs_on(const Device* d) const { return vendor_for(d) || native_for(d); }
+
+  // What a launch on device d may ask for (d must run this kernel).
+  struct WorkGroupLimits {
+    std::size_t max_total = 0;                 // min(device, kernel) work-group size
+    std::array<std::size_t, 3> max_items{};    // per dimension
+    std::array<std::size_t, 3> reqd{0, 0, 0};  // reqd_work_group_size, or 0,0,0
+  };
+  WorkGroupLimits work_group_limits(const Device* d) const;
 
   // Asks a vendor whether a by-value argument of that size fits (its
   // clSetKernelArg answer), on a vendor kernel no task uses.
@@ -85,6 +97,7 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   std::string name_;
   std::string model_symbol_;
   std::vector<std::pair<Device*, runtime::VendorKernel>> vendor_;
+  std::vector<std::pair<Device*, std::shared_ptr<runtime::native::NativeKernel>>> native_;
   runtime::VendorKernel validator_;
   std::vector<KernelArgInfo> arg_info_;
   mutable std::mutex args_mutex_;

@@ -1,6 +1,7 @@
 #include "runtime/kernel_command.h"
 
 #include "runtime/kernel_codelets.h"
+#include "runtime/native/native_compiler.h"
 
 #include <functional>
 #include <string>
@@ -28,7 +29,28 @@ KernelCommand::KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> 
 starpu_codelet* KernelCommand::codelet() { return kernel_codelet(kernel_->model_symbol()); }
 
 bool KernelCommand::can_run_on(const core::Device& device) const {
-  return kernel_->vendor_for(&device) != nullptr;
+  return kernel_->runs_on(&device);
+}
+
+cl_int KernelCommand::execute_on_host(void* buffers[], core::Device& device) {
+  const native::NativeKernel* k = kernel_->native_for(&device);
+  if (!k) {
+    log::error("kernel ", kernel_->name(), " is not built for ", device.name());
+    return CL_INVALID_PROGRAM_EXECUTABLE;
+  }
+  std::vector<void*> memory(args_.size(), nullptr);
+  for (size_t i = 0; i < args_.size(); ++i) {
+    const auto& a = args_[i];
+    if (a.kind != core::KernelArg::Kind::Buffer || !a.buffer) continue;
+    auto* base = reinterpret_cast<std::byte*>(STARPU_VARIABLE_GET_PTR(buffers[buffer_index_[i]]));
+    memory[i] = base + a.buffer->origin();
+  }
+  native::Launch launch;
+  launch.work_dim = range_.work_dim;
+  launch.offset = range_.offset;
+  launch.global = range_.global;
+  launch.local = range_.local;
+  return native::run(*k, args_, memory, launch);
 }
 
 namespace {

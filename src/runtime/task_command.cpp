@@ -30,8 +30,9 @@ std::size_t TaskCommand::access(const core::Buffer& buffer, starpu_data_access_m
 
 void TaskCommand::fill_codelet(starpu_codelet& c) {
   starpu_codelet_init(&c);
-  c.where = STARPU_OPENCL;
+  c.where = STARPU_OPENCL | STARPU_CPU;
   c.opencl_funcs[0] = &TaskCommand::run_on_opencl;
+  c.cpu_funcs[0] = &TaskCommand::run_on_cpu;
   c.can_execute = &TaskCommand::can_execute;
   c.nbuffers = STARPU_VARIABLE_NBUFFERS;
   c.name = "parasol_command";
@@ -51,6 +52,15 @@ static TaskCommand* command_of(starpu_task* task) { return static_cast<TaskComma
 std::uint32_t TaskCommand::footprint_of(starpu_task* task) { return command_of(task)->footprint(); }
 
 std::size_t TaskCommand::size_of(starpu_task* task, unsigned) { return command_of(task)->size(); }
+
+void TaskCommand::run_on_cpu(void* buffers[], void* self) {
+  auto* cmd = static_cast<TaskCommand*>(self);
+  core::Device* device = core::Platform::instance().device_for_worker(starpu_worker_get_id());
+  cmd->event_->set_executed_on(device);
+  cmd->event_->set_running();
+  cmd->started_ = now_ns();
+  cmd->status_ = cmd->execute_on_host(buffers, *device);
+}
 
 int TaskCommand::can_execute(unsigned worker, starpu_task* task, unsigned) {
   core::Device* d = core::Platform::instance().device_for_worker(static_cast<int>(worker));

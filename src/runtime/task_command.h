@@ -27,6 +27,9 @@ class TaskCommand : public core::Command {
   // vendor queue; the vendor event left in `done` decides the command's
   // status once it completes.
   virtual cl_int execute(void* buffers[], core::Device& device, cl_event& done) = 0;
+  // The same on the native CPU device's worker: buffers[i] are main-RAM
+  // interfaces. Runs the work to completion.
+  virtual cl_int execute_on_host(void* buffers[], core::Device& device) = 0;
   // Whether device can run this command (a kernel needs its program built there).
   virtual bool can_run_on(const core::Device&) const { return true; }
   // Performance-model keys: commands that are alike share a footprint; the
@@ -48,6 +51,7 @@ class TaskCommand : public core::Command {
 
  private:
   static void run_on_opencl(void* buffers[], void* self);
+  static void run_on_cpu(void* buffers[], void* self);
   static int can_execute(unsigned worker, starpu_task* task, unsigned nimpl);
   static void on_done(void* self);
 
