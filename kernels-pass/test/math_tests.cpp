@@ -1,0 +1,2 @@
+#include "executor.h"
+#include <catch2/catch.hpp>
