@@ -44,13 +44,14 @@ INT_ALL_WIDTHS(char, uchar) INT_ALL_WIDTHS(uchar, uchar) INT_ALL_WIDTHS(short, u
 INT_ALL_WIDTHS(ushort, ushort) INT_ALL_WIDTHS(int, uint) INT_ALL_WIDTHS(uint, uint)
 INT_ALL_WIDTHS(long, ulong) INT_ALL_WIDTHS(ulong, ulong)
 
-// Scalar-only definitions, lifted to vectors.
+// Scalar-only definitions, lifted to vectors. (OpenCL long is 64-bit; long
+// long would be 128, so the *l builtins are the 64-bit ones.)
 #define INT_SCALAR(T, U, B)                                                          \
   OVL U abs(T x) { return x < 0 ? (U)0 - (U)x : (U)x; }                              \
   OVL U abs_diff(T x, T y) { return x > y ? (U)x - (U)y : (U)y - (U)x; }              \
-  OVL T clz(T x) { return x == 0 ? (T)B : (T)(__builtin_clzll((ulong)(U)x) - (64 - B)); } \
-  OVL T ctz(T x) { return x == 0 ? (T)B : (T)__builtin_ctzll((ulong)(U)x); }         \
-  OVL T popcount(T x) { return (T)__builtin_popcountll((ulong)(U)x); }               \
+  OVL T clz(T x) { return x == 0 ? (T)B : (T)(__builtin_clzl((ulong)(U)x) - (64 - B)); } \
+  OVL T ctz(T x) { return x == 0 ? (T)B : (T)__builtin_ctzl((ulong)(U)x); }         \
+  OVL T popcount(T x) { return (T)__builtin_popcountl((ulong)(U)x); }               \
   LIFT1_N(abs, U, T) LIFT2_N(abs_diff, U, T, T) LIFT1_N(clz, T, T) LIFT1_N(ctz, T, T) \
   LIFT1_N(popcount, T, T)
 INT_SCALAR(char, uchar, 8) INT_SCALAR(uchar, uchar, 8) INT_SCALAR(short, ushort, 16)

@@ -14,6 +14,23 @@
 
 namespace test {
 
+// OpenCL buffers are aligned at least to the largest vector type (128 bytes
+// on CL_DEVICE_MEM_BASE_ADDR_ALIGN); vectors in tests must be too.
+template <class T>
+struct AlignedAlloc {
+  using value_type = T;
+  AlignedAlloc() = default;
+  template <class U>
+  AlignedAlloc(const AlignedAlloc<U>&) {}
+  T* allocate(std::size_t n) {
+    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(128)));
+  }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(128)); }
+  bool operator==(const AlignedAlloc&) const { return true; }
+};
+template <class T>
+using Buf = std::vector<T, AlignedAlloc<T>>;
+
 using parasol::kernels::BuildResult;
 using parasol::kernels::NDRange;
 
