@@ -23,7 +23,7 @@
 #define LIBM2(NAME) MATH2(NAME, __builtin_##NAME##f(x, y), __builtin_##NAME(x, y))
 
 LIBM1(acos) LIBM1(acosh) LIBM1(asin) LIBM1(asinh) LIBM1(atan) LIBM1(atanh)
-LIBM1(cbrt) LIBM1(ceil) LIBM1(cos) LIBM1(cosh) LIBM1(erf) LIBM1(erfc)
+LIBM1(ceil) LIBM1(cos) LIBM1(cosh) LIBM1(erf) LIBM1(erfc)
 LIBM1(exp) LIBM1(exp2) LIBM1(expm1) LIBM1(fabs) LIBM1(floor)
 LIBM1(lgamma) LIBM1(log) LIBM1(log2) LIBM1(log10) LIBM1(log1p) LIBM1(logb)
 LIBM1(rint) LIBM1(round) LIBM1(sin) LIBM1(sinh) LIBM1(sqrt) LIBM1(tan)
@@ -38,21 +38,44 @@ float libm_exp10f(float) __asm__("exp10f");
 double libm_lgamma_r(double, __private int *) __asm__("lgamma_r");
 float libm_lgammaf_r(float, __private int *) __asm__("lgammaf_r");
 MATH1(exp10, libm_exp10f(x), libm_exp10(x))
+// glibc's double cbrt is up to ~3 ulp; one Newton step with an exactly
+// computed residual (fma) brings it within OpenCL's 2.
+INL static double cbrt_d(double x) {
+  double y = __builtin_cbrt(x);
+  if (y == 0.0 || __builtin_isinf(y) || y != y) return y;
+  double y2 = y * y, e2 = __builtin_fma(y, y, -y2);
+  double y3 = y2 * y, e3 = __builtin_fma(y2, y, -y3) + e2 * y;
+  double r = (y3 - x) + e3;
+  return y - r / (3.0 * y2);
+}
+MATH1(cbrt, __builtin_cbrtf(x), cbrt_d(x))
 MATH1(rsqrt, (float)(1.0 / __builtin_sqrt((double)x)), 1.0 / __builtin_sqrt(x))
 
 // x*pi reduced exactly to [-1, 1] first, so large arguments keep their accuracy.
 INL static double reduce_pi(double x) { return x - 2.0 * __builtin_rint(x * 0.5); }
+// Folded to [0, 1/2] and then to whichever of sin/cos has its argument in
+// [0, pi/4], so results near the zeros keep their relative accuracy.
+INL static double sin_cos_pi_folded(double a, int want_cos) {
+  // a in [0, 0.5]; cos(pi a) = sin(pi (0.5 - a)).
+  if (want_cos) a = 0.5 - a;
+  return a <= 0.25 ? __builtin_sin(PI_D * a) : __builtin_cos(PI_D * (0.5 - a));
+}
 INL static double sinpi_d(double x) {
-  if (__builtin_isinf(x)) return __builtin_nan("");
-  double r = reduce_pi(x);
-  if (r == 0.0 || __builtin_fabs(r) == 1.0) return __builtin_copysign(0.0, x);
-  return __builtin_sin(PI_D * r);
+  if (__builtin_isinf(x) || x != x) return __builtin_nan("");
+  double r = reduce_pi(x);               // [-1, 1], exact
+  double a = __builtin_fabs(r);
+  if (a > 0.5) a = 1.0 - a;              // sin(pi (1 - a)) = sin(pi a), exact
+  double v = sin_cos_pi_folded(a, 0);
+  if (v == 0.0) return __builtin_copysign(0.0, x);
+  return r < 0 ? -v : v;
 }
 INL static double cospi_d(double x) {
-  if (__builtin_isinf(x)) return __builtin_nan("");
-  double r = __builtin_fabs(reduce_pi(x));
-  if (r == 0.5) return 0.0;
-  return __builtin_cos(PI_D * r);
+  if (__builtin_isinf(x) || x != x) return __builtin_nan("");
+  double a = __builtin_fabs(reduce_pi(x));  // [0, 1]
+  double sign = 1.0;
+  if (a > 0.5) { a = 1.0 - a; sign = -1.0; }
+  double v = sin_cos_pi_folded(a, 1);
+  return v == 0.0 ? 0.0 : sign * v;
 }
 INL static double tanpi_d(double x) { return sinpi_d(x) / cospi_d(x); }
 MATH1(sinpi, (float)sinpi_d(x), sinpi_d(x))

@@ -20,6 +20,8 @@
 
 #include <mutex>
 
+#include <dlfcn.h>
+
 namespace parasol::kernels::detail {
 
 const HostTarget& host_target() {
@@ -80,8 +82,9 @@ bool check_unresolved(const llvm::Module& m, std::string& log) {
   for (const llvm::Function& f : m) {
     if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty()) continue;
     llvm::StringRef n = f.getName();
+    // The JIT resolves C names (libm, printf) in the process, as dlsym does.
     bool host = !n.starts_with("_Z") && !n.starts_with("__parasol") &&
-                llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(n.str()) != nullptr;
+                ::dlsym(RTLD_DEFAULT, n.str().c_str()) != nullptr;
     if (host) continue;
     log += "error: undefined function '" + llvm::demangle(n.str()) +
            "' (not defined in the program, not a built-in this device provides)\n";
@@ -106,7 +109,10 @@ bool optimise_module(llvm::Module& m, llvm::TargetMachine& tm, bool opt_disable,
   // vectorised work-item loops.
   llvm::Triple triple(m.getTargetTriple());
   auto tlii = std::make_unique<llvm::TargetLibraryInfoImpl>(triple);
-  tlii->addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+  // Only if libmvec can be loaded: the JIT resolves its symbols in the process.
+  static const bool have_libmvec = ::dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL) != nullptr;
+  if (have_libmvec)
+    tlii->addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(*tlii); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cam);
