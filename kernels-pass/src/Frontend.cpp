@@ -143,22 +143,28 @@ std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_v
 
   std::string diag_text;
   llvm::raw_string_ostream diag_os(diag_text);
-  auto diag_opts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
-  diag_opts->ShowColors = false;
-  auto* printer = new clang::TextDiagnosticPrinter(diag_os, diag_opts.get());
-
-  clang::CompilerInstance ci;
-  ci.createDiagnostics(printer, /*ShouldOwnClient=*/true);
   auto inv = std::make_shared<clang::CompilerInvocation>();
-  if (!clang::CompilerInvocation::CreateFromArgs(*inv, argv, ci.getDiagnostics())) {
-    diag_os.flush();
-    log += diag_text;
-    if (diag_text.empty()) log += "error: invalid build options\n";
-    return nullptr;
+  {
+    // Argument errors only; the real engine below honours -W/-w/-Werror.
+    auto arg_diag_opts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+    clang::TextDiagnosticPrinter arg_printer(diag_os, arg_diag_opts.get());
+    clang::DiagnosticsEngine arg_diags(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(),
+                                       arg_diag_opts, &arg_printer, false);
+    if (!clang::CompilerInvocation::CreateFromArgs(*inv, argv, arg_diags)) {
+      diag_os.flush();
+      log += diag_text;
+      if (diag_text.empty()) log += "error: invalid build options\n";
+      return nullptr;
+    }
   }
   inv->getDiagnosticOpts().ShowColors = false;
   inv->getCodeGenOpts().EmitOpenCLArgMetadata = true;
+
+  clang::CompilerInstance ci;
   ci.setInvocation(inv);
+  ci.createDiagnostics(new clang::TextDiagnosticPrinter(diag_os, &inv->getDiagnosticOpts()),
+                       /*ShouldOwnClient=*/true);
+  ci.setVerboseOutputStream(diag_os);  // "N errors generated." goes to the log too
 
   // The source and Clang's OpenCL base header come from memory; -I paths
   // still reach the real file system.
