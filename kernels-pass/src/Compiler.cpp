@@ -3,6 +3,7 @@
 #include "WorkGroupLowering.h"
 
 #include <llvm/Support/BLAKE3.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/xxhash.h>
 
 #include <cstddef>
@@ -145,6 +146,11 @@ BuildResult compile(std::string_view source, std::string_view options) {
     return r;
   }
   if (!optimise_module(*m, *tm, fo.opt_disable, r.log)) return r;
+  if (const char* dump = std::getenv("PARASOL_DUMP_IR")) {  // debugging aid
+    std::error_code ec;
+    llvm::raw_fd_ostream os(dump, ec);
+    if (!ec) m->print(os, nullptr);
+  }
   for (KernelInfo& k : img.kernels) {
     if (llvm::Function* w = m->getFunction(work_group_entry_name(k.name))) {
       w->getFnAttribute(kLocalBytesAttr).getValueAsString().getAsInteger(10, k.static_local_bytes);
