@@ -69,3 +69,51 @@ ATOMIC_AS(__global, 0) ATOMIC_AS(__local, 0)
   OVL T atom_dec(AS T *p) { return atom_dec((volatile AS T *)p); }                  \
   OVL T atom_cmpxchg(AS T *p, T c, T v) { return atom_cmpxchg((volatile AS T *)p, c, v); }
 ATOM_NV(__global, long) ATOM_NV(__global, ulong) ATOM_NV(__local, long) ATOM_NV(__local, ulong)
+
+// ---- OpenCL 2.0 atomics (C11 style) -----------------------------------------
+// Orders and scopes are honoured conservatively: everything is seq_cst.
+#define SC __ATOMIC_SEQ_CST
+#define C11_LOAD_STORE(A, T)                                                        \
+  OVL void atomic_init(volatile __generic A *p, T v) { __c11_atomic_init(p, v); }   \
+  OVL void atomic_store(volatile __generic A *p, T v) { __c11_atomic_store(p, v, SC); } \
+  OVL void atomic_store_explicit(volatile __generic A *p, T v, memory_order o) { __c11_atomic_store(p, v, SC); } \
+  OVL void atomic_store_explicit(volatile __generic A *p, T v, memory_order o, memory_scope s) { __c11_atomic_store(p, v, SC); } \
+  OVL T atomic_load(volatile __generic A *p) { return __c11_atomic_load(p, SC); }    \
+  OVL T atomic_load_explicit(volatile __generic A *p, memory_order o) { return __c11_atomic_load(p, SC); } \
+  OVL T atomic_load_explicit(volatile __generic A *p, memory_order o, memory_scope s) { return __c11_atomic_load(p, SC); } \
+  OVL T atomic_exchange(volatile __generic A *p, T v) { return __c11_atomic_exchange(p, v, SC); } \
+  OVL T atomic_exchange_explicit(volatile __generic A *p, T v, memory_order o) { return __c11_atomic_exchange(p, v, SC); } \
+  OVL T atomic_exchange_explicit(volatile __generic A *p, T v, memory_order o, memory_scope s) { return __c11_atomic_exchange(p, v, SC); } \
+  C11_CMPXCHG(A, T, strong) C11_CMPXCHG(A, T, weak)
+#define C11_CMPXCHG(A, T, KIND)                                                     \
+  OVL bool atomic_compare_exchange_##KIND(volatile __generic A *p, __generic T *e, T d) { \
+    return __c11_atomic_compare_exchange_strong(p, e, d, SC, SC);                   \
+  }                                                                                 \
+  OVL bool atomic_compare_exchange_##KIND##_explicit(volatile __generic A *p, __generic T *e, T d, \
+                                                     memory_order s, memory_order f) { \
+    return __c11_atomic_compare_exchange_strong(p, e, d, SC, SC);                   \
+  }                                                                                 \
+  OVL bool atomic_compare_exchange_##KIND##_explicit(volatile __generic A *p, __generic T *e, T d, \
+                                                     memory_order s, memory_order f, memory_scope sc) { \
+    return __c11_atomic_compare_exchange_strong(p, e, d, SC, SC);                   \
+  }
+#define C11_FETCH(A, T, OP, B)                                                      \
+  OVL T atomic_fetch_##OP(volatile __generic A *p, T v) { return B(p, v, SC); }     \
+  OVL T atomic_fetch_##OP##_explicit(volatile __generic A *p, T v, memory_order o) { return B(p, v, SC); } \
+  OVL T atomic_fetch_##OP##_explicit(volatile __generic A *p, T v, memory_order o, memory_scope s) { return B(p, v, SC); }
+#define C11_INT(A, T)                                                               \
+  C11_LOAD_STORE(A, T) C11_FETCH(A, T, add, __c11_atomic_fetch_add)                 \
+  C11_FETCH(A, T, sub, __c11_atomic_fetch_sub) C11_FETCH(A, T, or, __c11_atomic_fetch_or) \
+  C11_FETCH(A, T, xor, __c11_atomic_fetch_xor) C11_FETCH(A, T, and, __c11_atomic_fetch_and) \
+  C11_FETCH(A, T, min, __c11_atomic_fetch_min) C11_FETCH(A, T, max, __c11_atomic_fetch_max)
+C11_INT(atomic_int, int) C11_INT(atomic_uint, uint) C11_INT(atomic_long, long) C11_INT(atomic_ulong, ulong)
+C11_LOAD_STORE(atomic_float, float) C11_LOAD_STORE(atomic_double, double)
+OVL bool atomic_flag_test_and_set(volatile __generic atomic_flag *f) {
+  return __c11_atomic_exchange((volatile __generic atomic_int *)f, 1, SC) != 0;
+}
+OVL bool atomic_flag_test_and_set_explicit(volatile __generic atomic_flag *f, memory_order o) { return atomic_flag_test_and_set(f); }
+OVL bool atomic_flag_test_and_set_explicit(volatile __generic atomic_flag *f, memory_order o, memory_scope s) { return atomic_flag_test_and_set(f); }
+OVL void atomic_flag_clear(volatile __generic atomic_flag *f) { __c11_atomic_store((volatile __generic atomic_int *)f, 0, SC); }
+OVL void atomic_flag_clear_explicit(volatile __generic atomic_flag *f, memory_order o) { atomic_flag_clear(f); }
+OVL void atomic_flag_clear_explicit(volatile __generic atomic_flag *f, memory_order o, memory_scope s) { atomic_flag_clear(f); }
+OVL void atomic_work_item_fence(cl_mem_fence_flags f, memory_order o, memory_scope s) { __atomic_thread_fence(SC); }

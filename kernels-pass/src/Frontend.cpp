@@ -132,8 +132,7 @@ std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_v
       "+cl_khr_byte_addressable_store,+__opencl_c_fp64,+__opencl_c_int64,"
       "+__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables,"
       "+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,"
-      "+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices,"
-      "+__opencl_c_work_group_collective_functions,+__opencl_c_read_write_images"};
+      "+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices"};
   args.insert(args.end(), opts.cc1_args.begin(), opts.cc1_args.end());
   args.push_back("-x");
   args.push_back("cl");

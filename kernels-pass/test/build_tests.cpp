@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 using namespace test;
 using parasol::kernels::build;
@@ -187,4 +188,25 @@ TEST_CASE("tiled SGEMM", "[build][timing]") {
     }
   std::printf("  SGEMM %dx%d, 16x16 tiles, %u threads: %.1f ms, %.2f GFLOP/s\n", n, n, threads, ms,
               2.0 * n * n * n / (ms * 1e6));
+}
+
+TEST_CASE("concurrent builds", "[build]") {
+  setenv("PARASOL_NO_KERNEL_CACHE", "1", 1);
+  std::vector<std::thread> ts;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([t, &ok] {
+      std::string src = "__kernel void k(__global int* a) { a[get_global_id(0)] = " + std::to_string(t) +
+                        " + (int)sin((float)get_local_id(0)); }";
+      auto r = build(src, "");
+      if (!r.program) return;
+      Buf<int> a(64);
+      Args args;
+      args.ptr(a.data());
+      run(*r.program, "k", args, range(1, {64}, {16}));
+      if (a[0] == t) ++ok;
+    });
+  for (auto& t : ts) t.join();
+  unsetenv("PARASOL_NO_KERNEL_CACHE");
+  REQUIRE(ok == 4);
 }

@@ -325,3 +325,74 @@ TEST_CASE("kernel-scope __local arrays and a __local pointer argument", "[e2e]")
     REQUIRE(out[i] == (31 - l) * 2 + ((l + 1) % 32) * 3 + 100 + l % 3);
   }
 }
+
+TEST_CASE("OpenCL 2.0 atomics", "[e2e][atomic]") {
+  auto p = build_ok(R"(
+    __kernel void k(__global atomic_int* counter, __global atomic_uint* mx, __global int* old) {
+      int prev = atomic_fetch_add_explicit(counter, 2, memory_order_relaxed, memory_scope_device);
+      atomic_fetch_max(mx, (uint)get_global_id(0));
+      int expected = 0;
+      if (atomic_compare_exchange_strong(counter + 1, &expected, 5)) old[0] = 1;
+    })", "-cl-std=CL2.0");
+  int counter[2] = {0, 0}, old = 0;
+  unsigned mx = 0;
+  Args args;
+  args.ptr(counter).ptr(&mx).ptr(&old);
+  run(*p, "k", args, range(1, {4096}, {64}), 4);
+  REQUIRE(counter[0] == 8192);
+  REQUIRE(counter[1] == 5);
+  REQUIRE(mx == 4095);
+  REQUIRE(old == 1);
+}
+
+TEST_CASE("by-value arguments", "[e2e]") {
+  auto p = build_ok(R"(
+    typedef struct { int a; float b; double c; char d[24]; } Params;  // > 16 bytes: passed by reference
+    typedef struct { int x, y; } Small;                               // coerced by the x86-64 ABI
+    __kernel void k(__global double* out, Params p, float3 v, char c, double d, Small s, ulong u) {
+      out[0] = p.a + p.b + p.c + p.d[23];
+      out[1] = v.x + v.y * 10 + v.z * 100;
+      out[2] = c + d;
+      out[3] = s.x - s.y;
+      out[4] = (double)u;
+    })");
+  struct Params { int a; float b; double c; char d[24]; } prm{3, 0.5f, 0.25, {}};
+  prm.d[23] = 9;
+  struct Small { int x, y; } sm{10, 3};
+  cl_float3 v;
+  v.s[0] = 1, v.s[1] = 2, v.s[2] = 3;
+  double out[5] = {};
+  Args args;
+  args.ptr(out).value(prm).value(v).value(char(-4)).value(2.5).value(sm).value(uint64_t(1) << 40);
+  auto& info = p->kernels()[0];
+  CHECK(info.args[1].size == sizeof(Params));
+  CHECK(info.args[2].size == 16);
+  CHECK(info.args[3].size == 1);
+  CHECK(info.args[5].size == sizeof(Small));
+  run(*p, "k", args, range(1, {1}, {1}));
+  REQUIRE(out[0] == 3 + 0.5 + 0.25 + 9);
+  REQUIRE(out[1] == 321);
+  REQUIRE(out[2] == -1.5);
+  REQUIRE(out[3] == 7);
+  REQUIRE(out[4] == double(uint64_t(1) << 40));
+}
+
+TEST_CASE("3D range and work-item functions", "[e2e]") {
+  auto p = build_ok(R"(
+    __kernel void k(__global uint* out) {
+      size_t gx = get_global_id(0), gy = get_global_id(1), gz = get_global_id(2);
+      size_t lin = (gz * get_global_size(1) + gy) * get_global_size(0) + gx;
+      out[lin] = get_local_linear_id() + 1000 * get_group_id(2) + 100000 * get_work_dim()
+                 + (get_global_linear_id() == lin ? 0 : 1u << 31);
+    })", "-cl-std=CL2.0");
+  Buf<unsigned> out(8 * 6 * 4);
+  Args args;
+  args.ptr(out.data());
+  run(*p, "k", args, range(3, {8, 6, 4}, {4, 3, 2}), 2);
+  for (unsigned z = 0; z < 4; ++z)
+    for (unsigned y = 0; y < 6; ++y)
+      for (unsigned x = 0; x < 8; ++x) {
+        unsigned lid = ((z % 2) * 3 + y % 3) * 4 + x % 4;
+        REQUIRE(out[(z * 6 + y) * 8 + x] == lid + 1000 * (z / 2) + 300000);
+      }
+}
