@@ -1,5 +1,6 @@
-// The OpenCL C built-in library, embedded as bitcode at build time and
-// linked lazily: only the functions a program uses are materialised.
+// The OpenCL C built-in library, embedded as bitcode modules at build time.
+// A program links only the modules defining what it calls (transitively),
+// and from those only the functions it needs (lazy materialisation).
 #include "Internal.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
@@ -7,16 +8,56 @@
 #include <llvm/Linker/Linker.h>
 #include <llvm/Support/MemoryBuffer.h>
 
-extern "C" const char parasol_builtins_core[], parasol_builtins_core_end[];
-extern "C" const char parasol_builtins_convert[], parasol_builtins_convert_end[];
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+#define PARASOL_BUILTIN(sym) extern "C" const char sym[], sym##_end[];
+#include "builtin_table.inc"
+#undef PARASOL_BUILTIN
 
 namespace parasol::kernels::detail {
 
 namespace {
 
-bool link_one(llvm::Module& m, const char* begin, const char* end, const char* name, std::string& log) {
+struct Blob {
+  const char* name;
+  const char* begin;
+  const char* end;
   // The embedded blob has a trailing NUL (for the header blob's sake).
-  auto buf = llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(begin, end - begin - 1), name, false);
+  llvm::StringRef bytes() const { return llvm::StringRef(begin, end - begin - 1); }
+};
+
+const std::vector<Blob>& blobs() {
+  static const std::vector<Blob> all = {
+#define PARASOL_BUILTIN(sym) {#sym, sym, sym##_end},
+#include "builtin_table.inc"
+#undef PARASOL_BUILTIN
+  };
+  return all;
+}
+
+// Which module defines each built-in; read once per process.
+const std::unordered_map<std::string, unsigned>& definitions() {
+  static std::unordered_map<std::string, unsigned> index;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::LLVMContext ctx;
+    for (unsigned i = 0; i < blobs().size(); ++i) {
+      auto m = llvm::getLazyBitcodeModule(llvm::MemoryBufferRef(blobs()[i].bytes(), blobs()[i].name), ctx);
+      if (!m) {
+        llvm::consumeError(m.takeError());
+        continue;
+      }
+      for (const llvm::Function& f : **m)
+        if (!f.isDeclaration() && !f.hasLocalLinkage()) index.emplace(f.getName().str(), i);
+    }
+  });
+  return index;
+}
+
+bool link_one(llvm::Module& m, const Blob& blob, std::string& log) {
+  auto buf = llvm::MemoryBuffer::getMemBuffer(blob.bytes(), blob.name, false);
   auto lib = llvm::getOwningLazyBitcodeModule(std::move(buf), m.getContext());
   if (!lib) {
     log += "error: corrupt built-in library: " + llvm::toString(lib.takeError()) + "\n";
@@ -31,19 +72,24 @@ bool link_one(llvm::Module& m, const char* begin, const char* end, const char* n
   return true;
 }
 
-bool needs(const llvm::Module& m, llvm::StringRef fragment) {
-  for (const llvm::Function& f : m)
-    if (f.isDeclaration() && f.getName().contains(fragment)) return true;
-  return false;
-}
-
 }  // namespace
 
 bool link_builtins(llvm::Module& m, std::string& log) {
-  if (needs(m, "convert_") &&
-      !link_one(m, parasol_builtins_convert, parasol_builtins_convert_end, "builtins-convert", log))
-    return false;
-  return link_one(m, parasol_builtins_core, parasol_builtins_core_end, "builtins-core", log);
+  const auto& index = definitions();
+  std::set<unsigned> linked;
+  // Built-ins call built-ins of other modules: repeat until nothing new.
+  for (;;) {
+    std::set<unsigned> wanted;
+    for (const llvm::Function& f : m)
+      if (f.isDeclaration())
+        if (auto it = index.find(f.getName().str()); it != index.end() && !linked.count(it->second))
+          wanted.insert(it->second);
+    if (wanted.empty()) return true;
+    for (unsigned i : wanted) {
+      if (!link_one(m, blobs()[i], log)) return false;
+      linked.insert(i);
+    }
+  }
 }
 
 }  // namespace parasol::kernels::detail

@@ -6,18 +6,22 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/xxhash.h>
 
+#include <chrono>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
 
 #include <fcntl.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-extern "C" const char parasol_builtins_core[], parasol_builtins_core_end[];
-extern "C" const char parasol_builtins_convert[], parasol_builtins_convert_end[];
+#define PARASOL_BUILTIN(sym) extern "C" const char sym[], sym##_end[];
+#include "builtin_table.inc"
+#undef PARASOL_BUILTIN
 
 namespace parasol::kernels {
 
@@ -130,14 +134,35 @@ void write_file_atomically(const std::string& dir, const std::string& path,
   if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
 }
 
+// PARASOL_KERNELS_TIMING=1 prints where a build's time goes.
+// Thread CPU time, so a busy machine does not blur the picture.
+struct PhaseTimer {
+  bool on = std::getenv("PARASOL_KERNELS_TIMING") != nullptr;
+  double t = now();
+  static double now() {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+  }
+  void mark(const char* what) {
+    if (!on) return;
+    double n = now();
+    std::fprintf(stderr, "[parasol-kernels] %-10s %8.2f ms cpu\n", what, n - t);
+    t = n;
+  }
+};
+
 BuildResult compile(std::string_view source, std::string_view options) {
   BuildResult r;
+  PhaseTimer timer;
   FrontendOptions fo;
   if (!parse_build_options(options, fo, r.log)) return r;
   llvm::LLVMContext ctx;
   auto m = run_frontend(ctx, source, fo, r.log);
+  timer.mark("frontend");
   if (!m) return r;
   if (!link_builtins(*m, r.log)) return r;
+  timer.mark("builtins");
   ProgramImage img;
   img.kernels = collect_kernel_info(*m);
   auto tm = create_target_machine(!fo.opt_disable);
@@ -146,6 +171,7 @@ BuildResult compile(std::string_view source, std::string_view options) {
     return r;
   }
   if (!optimise_module(*m, *tm, fo.opt_disable, r.log)) return r;
+  timer.mark("optimise");
   if (const char* dump = std::getenv("PARASOL_DUMP_IR")) {  // debugging aid
     std::error_code ec;
     llvm::raw_fd_ostream os(dump, ec);
@@ -158,8 +184,11 @@ BuildResult compile(std::string_view source, std::string_view options) {
     }
   }
   if (!emit_object(*m, *tm, img.object, r.log)) return r;
+  timer.mark("codegen");
   auto binary = serialise(img);
-  return from_image(std::move(img), std::move(binary), std::move(r.log));
+  BuildResult out = from_image(std::move(img), std::move(binary), std::move(r.log));
+  timer.mark("jit-load");
+  return out;
 }
 
 }  // namespace
@@ -167,12 +196,12 @@ BuildResult compile(std::string_view source, std::string_view options) {
 std::string_view compiler_id() {
   static const std::string id = [] {
     // The built-in library is part of the compiler: hash it in.
-    std::uint64_t h = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
-        reinterpret_cast<const uint8_t*>(parasol_builtins_core),
-        parasol_builtins_core_end - parasol_builtins_core));
-    h ^= llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
-        reinterpret_cast<const uint8_t*>(parasol_builtins_convert),
-        parasol_builtins_convert_end - parasol_builtins_convert));
+    std::uint64_t h = 0;
+#define PARASOL_BUILTIN(sym)                                                                  \
+  h = h * 31 + llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(sym), \
+                                                         sym##_end - sym));
+#include "builtin_table.inc"
+#undef PARASOL_BUILTIN
     char buf[17];
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
     return std::string("parasol-kernels 0.1.0, LLVM " PARASOL_LLVM_VERSION ", builtins ") + buf;

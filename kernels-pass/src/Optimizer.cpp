@@ -8,6 +8,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/TargetParser/Host.h>
@@ -29,6 +30,11 @@ const HostTarget& host_target() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
+    // Work-item loops run local-size iterations (tens to hundreds): a scalar
+    // remainder is cheap, a vectorised epilogue mostly costs compile time.
+    // (LLVM is private to this library, so its options are ours to set.)
+    const char* argv[] = {"parasol-kernels", "-enable-epilogue-vectorization=false"};
+    llvm::cl::ParseCommandLineOptions(2, argv, "", nullptr, nullptr);
     HostTarget h;
     h.triple = "x86_64-unknown-linux-gnu";
     h.cpu = llvm::sys::getHostCPUName().str();
@@ -51,7 +57,8 @@ std::unique_ptr<llvm::TargetMachine> create_target_machine(bool optimise) {
   llvm::TargetOptions to;
   return std::unique_ptr<llvm::TargetMachine>(t->createTargetMachine(
       h.triple, h.cpu, h.features, to, llvm::Reloc::PIC_, llvm::CodeModel::Small,
-      optimise ? llvm::CodeGenOptLevel::Aggressive : llvm::CodeGenOptLevel::None));
+      // O2 instruction selection: O3 adds compile time, not kernel speed.
+      optimise ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::None));
 }
 
 namespace {
