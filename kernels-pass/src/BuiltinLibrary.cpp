@@ -76,20 +76,19 @@ bool link_one(llvm::Module& m, const Blob& blob, std::string& log) {
 
 bool link_builtins(llvm::Module& m, std::string& log) {
   const auto& index = definitions();
-  std::set<unsigned> linked;
-  // Built-ins call built-ins of other modules: repeat until nothing new.
-  for (;;) {
+  // Built-ins call built-ins of other modules (possibly of one linked
+  // before): repeat until no declared function has a definition to link.
+  for (int round = 0; round < 16; ++round) {
     std::set<unsigned> wanted;
     for (const llvm::Function& f : m)
       if (f.isDeclaration())
-        if (auto it = index.find(f.getName().str()); it != index.end() && !linked.count(it->second))
-          wanted.insert(it->second);
+        if (auto it = index.find(f.getName().str()); it != index.end()) wanted.insert(it->second);
     if (wanted.empty()) return true;
-    for (unsigned i : wanted) {
+    for (unsigned i : wanted)
       if (!link_one(m, blobs()[i], log)) return false;
-      linked.insert(i);
-    }
   }
+  log += "error: built-in library references do not settle\n";
+  return false;
 }
 
 }  // namespace parasol::kernels::detail
