@@ -76,10 +76,10 @@ void prepare(llvm::Module& m, llvm::TargetMachine& tm) {
     f.removeFnAttr("min-legal-vector-width");
     f.removeFnAttr(llvm::Attribute::OptimizeNone);
     f.removeFnAttr(llvm::Attribute::NoInline);
-    if (f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL) {
+    // Kernels too: one kernel may call another like a function.
+    f.addFnAttr(llvm::Attribute::AlwaysInline);
+    if (f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL)
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
-      f.addFnAttr(llvm::Attribute::AlwaysInline);
-    }
   }
 }
 

@@ -396,3 +396,64 @@ TEST_CASE("3D range and work-item functions", "[e2e]") {
         REQUIRE(out[(z * 6 + y) * 8 + x] == lid + 1000 * (z / 2) + 300000);
       }
 }
+
+TEST_CASE("barriers in called functions, kernels calling kernels, __constant data", "[e2e][barrier]") {
+  auto p = build_ok(R"(
+    __constant int weights[4] = {1, 10, 100, 1000};
+    void stage(__local int* s, int lid) {      // a barrier inside a helper
+      int v = s[(lid + 1) % 64];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      s[lid] = v * weights[lid & 3];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    __kernel void inner(__global int* out) {
+      __local int s[64];
+      int lid = get_local_id(0);
+      s[lid] = lid;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      int n = out[get_group_id(0) * 64];   // uniform trip count read from memory
+      for (int i = 0; i < n; ++i) stage(s, lid);
+      out[get_global_id(0)] = s[lid];
+    }
+    __kernel void outer(__global int* out) { inner(out); }
+  )");
+  for (const char* k : {"inner", "outer"}) {
+    Buf<int> out(128, 0);
+    out[0] = 1;   // group 0: one stage
+    out[64] = 2;  // group 1: two stages
+    Args args;
+    args.ptr(out.data());
+    run(*p, k, args, range(1, {128}, {64}), 2);
+    int w[4] = {1, 10, 100, 1000};
+    for (int l = 0; l < 64; ++l) {
+      REQUIRE(out[l] == ((l + 1) % 64) * w[l & 3]);
+      int once_next = ((l + 2) % 64) * w[((l + 1) % 64) & 3];
+      REQUIRE(out[64 + l] == once_next * w[l & 3]);
+    }
+  }
+}
+
+TEST_CASE("large work-group with private arrays across a barrier", "[e2e][barrier]") {
+  auto p = build_ok(R"(
+    __kernel void k(__global float* out) {
+      float priv[16];
+      __local float sh[1024];
+      int l = get_local_id(0);
+      for (int i = 0; i < 16; ++i) priv[i] = l + i;
+      sh[l] = priv[l & 15];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      float acc = 0;
+      for (int i = 0; i < 16; ++i) acc += priv[i] * sh[1023 - l];
+      out[get_global_id(0)] = acc;
+    })");
+  Buf<float> out(2048);
+  Args args;
+  args.ptr(out.data());
+  run(*p, "k", args, range(1, {2048}, {1024}), 2);
+  for (int g = 0; g < 2048; ++g) {
+    int l = g % 1024, r = 1023 - l;
+    float sh = float(r + (r & 15)), acc = 0;
+    for (int i = 0; i < 16; ++i) acc += float(l + i) * sh;
+    REQUIRE(out[g] == Approx(acc));
+  }
+}
