@@ -38,10 +38,11 @@ using namespace detail;
 
 class Program final : public CompiledProgram {
  public:
-  Program(ProgramImage img, std::unique_ptr<JitImage> jit, std::vector<unsigned char> binary)
+  Program(ProgramImage img, std::unique_ptr<JitImage> jit, std::vector<unsigned char> binary,
+          std::string& log)
       : img_(std::move(img)), jit_(std::move(jit)), binary_(std::move(binary)) {
     for (const KernelInfo& k : img_.kernels)
-      entries_[k.name] = reinterpret_cast<WorkGroupFn>(jit_->lookup(work_group_entry_name(k.name)));
+      entries_[k.name] = reinterpret_cast<WorkGroupFn>(jit_->lookup(work_group_entry_name(k.name), &log));
   }
   const std::vector<KernelInfo>& kernels() const override { return img_.kernels; }
   WorkGroupFn entry(std::string_view name) const override {
@@ -69,9 +70,9 @@ BuildResult from_image(ProgramImage img, std::vector<unsigned char> binary, std:
     r.log = std::move(log);
     return r;
   }
-  auto p = std::make_unique<Program>(std::move(img), std::move(jit), std::move(binary));
+  auto p = std::make_unique<Program>(std::move(img), std::move(jit), std::move(binary), log);
   if (!p->complete()) {
-    r.log = log + "error: a kernel's work-group entry is missing from the object\n";
+    r.log = log + "error: a kernel's work-group entry could not be loaded\n";
     return r;
   }
   r.program = std::move(p);

@@ -48,7 +48,8 @@ bool emit_object(llvm::Module& m, llvm::TargetMachine& tm, std::vector<unsigned 
 class JitImage {
  public:
   virtual ~JitImage() = default;
-  virtual void* lookup(const std::string& symbol) = 0;
+  // Null if absent or unresolvable; the reason is appended to *error.
+  virtual void* lookup(const std::string& symbol, std::string* error = nullptr) = 0;
 };
 std::unique_ptr<JitImage> jit_load(const std::vector<unsigned char>& object, std::string& log);
 

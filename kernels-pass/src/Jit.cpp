@@ -23,6 +23,8 @@ llvm::orc::LLJIT* the_jit(std::string& log) {
       return;
     }
     jit = std::move(*j);
+    // Failures surface through lookups, into the build log; not on stderr.
+    jit->getExecutionSession().setErrorReporter([](llvm::Error e) { llvm::consumeError(std::move(e)); });
   });
   if (!jit) log += "error: cannot start the JIT: " + error + "\n";
   return jit.get();
@@ -34,10 +36,11 @@ class Image : public JitImage {
   ~Image() override {
     if (auto err = jit_.getExecutionSession().removeJITDylib(jd_)) llvm::consumeError(std::move(err));
   }
-  void* lookup(const std::string& symbol) override {
+  void* lookup(const std::string& symbol, std::string* error) override {
     auto addr = jit_.lookup(jd_, symbol);
     if (!addr) {
-      llvm::consumeError(addr.takeError());
+      std::string msg = llvm::toString(addr.takeError());
+      if (error) *error += "error: " + msg + "\n";
       return nullptr;
     }
     return addr->toPtr<void*>();
