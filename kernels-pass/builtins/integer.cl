@@ -1,0 +1,93 @@
+// Integer built-ins for char..ulong, scalar and vector. Bodies that work
+// elementwise are written once per type with OpenCL's vector operators;
+// the rest are scalar and lifted.
+#include "parasol_builtins.h"
+
+// T: type, U: unsigned type of the same width, B: bits, MIN/MAX: limits.
+#define INT_ELEMENTWISE(T, U)                                                        \
+  OVL T add_sat(T x, T y) { return __builtin_elementwise_add_sat(x, y); }            \
+  OVL T sub_sat(T x, T y) { return __builtin_elementwise_sub_sat(x, y); }            \
+  OVL T hadd(T x, T y) { return (x >> (T)1) + (y >> (T)1) + (x & y & (T)1); }         \
+  OVL T rhadd(T x, T y) { return (x >> (T)1) + (y >> (T)1) + ((x | y) & (T)1); }      \
+  OVL T min(T x, T y) { return __builtin_elementwise_min(x, y); }                     \
+  OVL T max(T x, T y) { return __builtin_elementwise_max(x, y); }                     \
+  OVL T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }                      \
+  OVL T mad_sat(T a, T b, T c) { return add_sat(mul_sat_(a, b), c); }                \
+  OVL T rotate(T v, T n) {                                                           \
+    U bits = (U)(sizeof(v) / vec_step(v) * 8);                                       \
+    U s = __builtin_astype(n, U) & (bits - (U)1);                                    \
+    U uv = __builtin_astype(v, U);                                                   \
+    return __builtin_astype((U)((uv << s) | (uv >> ((bits - s) & (bits - (U)1)))), T);    \
+  }
+#define INT_SCALAR_MIXED(T, V)                                                       \
+  OVL V min(V x, T y) { return min(x, (V)y); }                                       \
+  OVL V max(V x, T y) { return max(x, (V)y); }                                       \
+  OVL V clamp(V x, T lo, T hi) { return clamp(x, (V)lo, (V)hi); }
+
+// Saturating multiply, only used by mad_sat: through the wider type or by hand.
+#define MUL_SAT_VIA(T, W, MINV, MAXV)                                                 \
+  OVL static T mul_sat_(T a, T b) { W p = (W)a * (W)b; return (T)(p < (W)MINV ? (W)MINV : p > (W)MAXV ? (W)MAXV : p); }
+MUL_SAT_VIA(char, int, CHAR_MIN, CHAR_MAX) MUL_SAT_VIA(uchar, uint, 0, UCHAR_MAX)
+MUL_SAT_VIA(short, int, SHRT_MIN, SHRT_MAX) MUL_SAT_VIA(ushort, uint, 0, USHRT_MAX)
+MUL_SAT_VIA(int, long, INT_MIN, INT_MAX) MUL_SAT_VIA(uint, ulong, 0, UINT_MAX)
+OVL static long mul_sat_(long a, long b) { long r; return __builtin_mul_overflow(a, b, &r) ? (((a < 0) != (b < 0)) ? LONG_MIN : LONG_MAX) : r; }
+OVL static ulong mul_sat_(ulong a, ulong b) { ulong r; return __builtin_mul_overflow(a, b, &r) ? ULONG_MAX : r; }
+#define MUL_SAT_LIFT(T, U) LIFT2_N(mul_sat_, T, T, T)
+FOR_INT_TYPES(MUL_SAT_LIFT, 0)
+
+#define INT_ALL_WIDTHS(T, U)                                                         \
+  INT_ELEMENTWISE(T, U) INT_ELEMENTWISE(T##2, U##2) INT_ELEMENTWISE(T##3, U##3)      \
+  INT_ELEMENTWISE(T##4, U##4) INT_ELEMENTWISE(T##8, U##8) INT_ELEMENTWISE(T##16, U##16) \
+  INT_SCALAR_MIXED(T, T##2) INT_SCALAR_MIXED(T, T##3) INT_SCALAR_MIXED(T, T##4)      \
+  INT_SCALAR_MIXED(T, T##8) INT_SCALAR_MIXED(T, T##16)
+INT_ALL_WIDTHS(char, uchar) INT_ALL_WIDTHS(uchar, uchar) INT_ALL_WIDTHS(short, ushort)
+INT_ALL_WIDTHS(ushort, ushort) INT_ALL_WIDTHS(int, uint) INT_ALL_WIDTHS(uint, uint)
+INT_ALL_WIDTHS(long, ulong) INT_ALL_WIDTHS(ulong, ulong)
+
+// Scalar-only definitions, lifted to vectors. (OpenCL long is 64-bit; long
+// long would be 128, so the *l builtins are the 64-bit ones.)
+#define INT_SCALAR(T, U, B)                                                          \
+  OVL U abs(T x) { return x < 0 ? (U)0 - (U)x : (U)x; }                              \
+  OVL U abs_diff(T x, T y) { return x > y ? (U)x - (U)y : (U)y - (U)x; }              \
+  OVL T clz(T x) { return x == 0 ? (T)B : (T)(__builtin_clzl((ulong)(U)x) - (64 - B)); } \
+  OVL T ctz(T x) { return x == 0 ? (T)B : (T)__builtin_ctzl((ulong)(U)x); }         \
+  OVL T popcount(T x) { return (T)__builtin_popcountl((ulong)(U)x); }               \
+  LIFT1_N(abs, U, T) LIFT2_N(abs_diff, U, T, T) LIFT1_N(clz, T, T) LIFT1_N(ctz, T, T) \
+  LIFT1_N(popcount, T, T)
+INT_SCALAR(char, uchar, 8) INT_SCALAR(uchar, uchar, 8) INT_SCALAR(short, ushort, 16)
+INT_SCALAR(ushort, ushort, 16) INT_SCALAR(int, uint, 32) INT_SCALAR(uint, uint, 32)
+INT_SCALAR(long, ulong, 64) INT_SCALAR(ulong, ulong, 64)
+
+// mul_hi: via the double-width type, 64-bit by 32-bit halves.
+#define MUL_HI_VIA(T, W, B) OVL T mul_hi(T x, T y) { return (T)(((W)x * (W)y) >> B); }
+MUL_HI_VIA(char, short, 8) MUL_HI_VIA(uchar, ushort, 8) MUL_HI_VIA(short, int, 16)
+MUL_HI_VIA(ushort, uint, 16) MUL_HI_VIA(int, long, 32) MUL_HI_VIA(uint, ulong, 32)
+OVL ulong mul_hi(ulong x, ulong y) {
+  ulong xl = x & 0xffffffff, xh = x >> 32, yl = y & 0xffffffff, yh = y >> 32;
+  ulong ll = xl * yl, lh = xl * yh, hl = xh * yl, hh = xh * yh;
+  ulong mid = (ll >> 32) + (lh & 0xffffffff) + (hl & 0xffffffff);
+  return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+OVL long mul_hi(long x, long y) {
+  ulong h = mul_hi((ulong)x, (ulong)y);
+  // Signed correction of the unsigned high product.
+  return (long)(h - (x < 0 ? (ulong)y : 0) - (y < 0 ? (ulong)x : 0));
+}
+#define MUL_HI_LIFT(T, unused) LIFT2_N(mul_hi, T, T, T)
+FOR_INT_TYPES(MUL_HI_LIFT, 0)
+#define MAD_HI(T, unused) EACH_WIDTH(MAD_HI_1, T, 0)
+#define MAD_HI_1(T, unused) OVL T mad_hi(T a, T b, T c) { return mul_hi(a, b) + c; }
+FOR_INT_TYPES(MAD_HI, 0)
+
+// 24-bit multiplies: full 32-bit products are within the spec's latitude.
+#define MUL24(T, unused) \
+  OVL T mul24(T a, T b) { return a * b; } OVL T mad24(T a, T b, T c) { return a * b + c; }
+EACH_WIDTH(MUL24, int, 0) EACH_WIDTH(MUL24, uint, 0)
+
+// upsample: hi << bits | lo.
+#define UPSAMPLE(H, L, W, B)                                                         \
+  OVL W upsample(H hi, L lo) { return ((W)hi << B) | (W)lo; }                        \
+  LIFT2_N(upsample, W, H, L)
+UPSAMPLE(char, uchar, short, 8) UPSAMPLE(uchar, uchar, ushort, 8)
+UPSAMPLE(short, ushort, int, 16) UPSAMPLE(ushort, ushort, uint, 16)
+UPSAMPLE(int, uint, long, 32) UPSAMPLE(uint, uint, ulong, 32)

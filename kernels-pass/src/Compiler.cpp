@@ -1,0 +1,248 @@
+// The public API: build(), load_binary(), the on-disk cache.
+#include "Internal.h"
+#include "WorkGroupLowering.h"
+
+#include <llvm/Support/BLAKE3.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Support/xxhash.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include <fcntl.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PARASOL_BUILTIN(sym) extern "C" const char sym[], sym##_end[];
+#include "builtin_table.inc"
+#undef PARASOL_BUILTIN
+
+namespace parasol::kernels {
+
+// The lowering pass reads NDRange through fixed offsets.
+static_assert(offsetof(NDRange, work_dim) == 0);
+static_assert(offsetof(NDRange, global_offset) == 8);
+static_assert(offsetof(NDRange, global_size) == 32);
+static_assert(offsetof(NDRange, local_size) == 56);
+static_assert(offsetof(NDRange, num_groups) == 80);
+
+namespace {
+
+using namespace detail;
+
+class Program final : public CompiledProgram {
+ public:
+  Program(ProgramImage img, std::unique_ptr<JitImage> jit, std::vector<unsigned char> binary,
+          std::string& log)
+      : img_(std::move(img)), jit_(std::move(jit)), binary_(std::move(binary)) {
+    for (const KernelInfo& k : img_.kernels)
+      entries_[k.name] = reinterpret_cast<WorkGroupFn>(jit_->lookup(work_group_entry_name(k.name), &log));
+  }
+  const std::vector<KernelInfo>& kernels() const override { return img_.kernels; }
+  WorkGroupFn entry(std::string_view name) const override {
+    auto it = entries_.find(std::string(name));
+    return it == entries_.end() ? nullptr : it->second;
+  }
+  std::vector<unsigned char> binary() const override { return binary_; }
+  bool complete() const {
+    for (auto& [n, f] : entries_)
+      if (!f) return false;
+    return true;
+  }
+
+ private:
+  ProgramImage img_;
+  std::unique_ptr<JitImage> jit_;
+  std::vector<unsigned char> binary_;
+  std::unordered_map<std::string, WorkGroupFn> entries_;
+};
+
+BuildResult from_image(ProgramImage img, std::vector<unsigned char> binary, std::string log) {
+  BuildResult r;
+  auto jit = jit_load(img.object, log);
+  if (!jit) {
+    r.log = std::move(log);
+    return r;
+  }
+  auto p = std::make_unique<Program>(std::move(img), std::move(jit), std::move(binary), log);
+  if (!p->complete()) {
+    r.log = log + "error: a kernel's work-group entry could not be loaded\n";
+    return r;
+  }
+  r.program = std::move(p);
+  r.log = std::move(log);
+  return r;
+}
+
+std::string cache_key(std::string_view source, std::string_view options) {
+  const HostTarget& h = host_target();
+  llvm::BLAKE3 hasher;
+  auto add = [&](std::string_view s) {
+    std::uint64_t n = s.size();
+    hasher.update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(&n), sizeof n));
+    hasher.update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
+  };
+  add(compiler_id());
+  add(h.cpu);
+  add(h.features);
+  add(options);
+  add(source);
+  auto digest = hasher.final();
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (uint8_t b : digest) {
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out;
+}
+
+bool read_file(const std::string& path, std::vector<unsigned char>& out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  bool ok = ::fstat(fd, &st) == 0;
+  if (ok) {
+    out.resize(st.st_size);
+    std::size_t done = 0;
+    while (ok && done < out.size()) {
+      ssize_t n = ::read(fd, out.data() + done, out.size() - done);
+      if (n <= 0) ok = false;
+      else done += n;
+    }
+  }
+  ::close(fd);
+  return ok;
+}
+
+void write_file_atomically(const std::string& dir, const std::string& path,
+                           const std::vector<unsigned char>& data) {
+  // mkdir -p; races with other writers are harmless (rename is atomic).
+  for (std::size_t i = 1; i <= dir.size(); ++i)
+    if (i == dir.size() || dir[i] == '/') ::mkdir(dir.substr(0, i).c_str(), 0755);
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                    std::to_string(reinterpret_cast<std::uintptr_t>(&data));
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  bool ok = ::write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size());
+  ::close(fd);
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
+}
+
+// PARASOL_KERNELS_TIMING=1 prints where a build's time goes.
+// Thread CPU time, so a busy machine does not blur the picture.
+struct PhaseTimer {
+  bool on = std::getenv("PARASOL_KERNELS_TIMING") != nullptr;
+  double t = now();
+  static double now() {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+  }
+  void mark(const char* what) {
+    if (!on) return;
+    double n = now();
+    std::fprintf(stderr, "[parasol-kernels] %-10s %8.2f ms cpu\n", what, n - t);
+    t = n;
+  }
+};
+
+BuildResult compile(std::string_view source, std::string_view options) {
+  BuildResult r;
+  PhaseTimer timer;
+  FrontendOptions fo;
+  if (!parse_build_options(options, fo, r.log)) return r;
+  llvm::LLVMContext ctx;
+  auto m = run_frontend(ctx, source, fo, r.log);
+  timer.mark("frontend");
+  if (!m) return r;
+  if (!link_builtins(*m, r.log)) return r;
+  timer.mark("builtins");
+  ProgramImage img;
+  img.kernels = collect_kernel_info(*m);
+  auto tm = create_target_machine(!fo.opt_disable);
+  if (!tm) {
+    r.log += "error: no LLVM target for the host\n";
+    return r;
+  }
+  if (!optimise_module(*m, *tm, fo.opt_disable, r.log)) return r;
+  timer.mark("optimise");
+  if (const char* dump = std::getenv("PARASOL_DUMP_IR")) {  // debugging aid
+    std::error_code ec;
+    llvm::raw_fd_ostream os(dump, ec);
+    if (!ec) m->print(os, nullptr);
+  }
+  for (KernelInfo& k : img.kernels) {
+    if (llvm::Function* w = m->getFunction(work_group_entry_name(k.name))) {
+      w->getFnAttribute(kLocalBytesAttr).getValueAsString().getAsInteger(10, k.static_local_bytes);
+      w->getFnAttribute(kPrivateBytesAttr).getValueAsString().getAsInteger(10, k.private_bytes);
+    }
+  }
+  if (!emit_object(*m, *tm, img.object, r.log)) return r;
+  timer.mark("codegen");
+  auto binary = serialise(img);
+  BuildResult out = from_image(std::move(img), std::move(binary), std::move(r.log));
+  timer.mark("jit-load");
+  return out;
+}
+
+}  // namespace
+
+std::string_view compiler_id() {
+  static const std::string id = [] {
+    // The built-in library is part of the compiler: hash it in.
+    std::uint64_t h = 0;
+#define PARASOL_BUILTIN(sym)                                                                  \
+  h = h * 31 + llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(sym), \
+                                                         sym##_end - sym));
+#include "builtin_table.inc"
+#undef PARASOL_BUILTIN
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+    return std::string("parasol-kernels 0.1.0, LLVM " PARASOL_LLVM_VERSION ", builtins ") + buf;
+  }();
+  return id;
+}
+
+std::string cache_directory() {
+  if (const char* d = std::getenv("PARASOL_CACHE_DIR"); d && *d) return d;
+  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/parasol";
+  if (const char* d = std::getenv("HOME"); d && *d) return std::string(d) + "/.cache/parasol";
+  return "/tmp/parasol-cache";
+}
+
+BuildResult build(std::string_view source, std::string_view options) {
+  const bool use_cache = std::getenv("PARASOL_NO_KERNEL_CACHE") == nullptr;
+  std::string dir, path;
+  if (use_cache) {
+    dir = cache_directory() + "/kernels";
+    path = dir + "/" + cache_key(source, options) + ".bin";
+    std::vector<unsigned char> bytes;
+    if (read_file(path, bytes)) {
+      BuildResult r = load_binary(bytes.data(), bytes.size());
+      if (r.program) return r;  // a stale or corrupt entry is rebuilt below
+    }
+  }
+  BuildResult r = compile(source, options);
+  if (use_cache && r.program) write_file_atomically(dir, path, r.program->binary());
+  return r;
+}
+
+BuildResult load_binary(const unsigned char* data, std::size_t size) {
+  ProgramImage img;
+  std::string log;
+  if (!deserialise(data, size, img, log)) {
+    BuildResult r;
+    r.log = std::move(log);
+    return r;
+  }
+  return from_image(std::move(img), std::vector<unsigned char>(data, data + size), std::move(log));
+}
+
+}  // namespace parasol::kernels

@@ -1,0 +1,192 @@
+// OpenCL C to LLVM IR with Clang, in-process.
+#include "Internal.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+
+extern "C" const char parasol_opencl_c_base[], parasol_opencl_c_base_end[];
+
+namespace parasol::kernels::detail {
+
+namespace {
+constexpr const char* kIncludeDir = "/parasol-builtin-include";
+constexpr const char* kInputName = "input.cl";
+
+// Splits the option string like a shell would, minus expansions.
+std::vector<std::string> split_options(std::string_view s) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool in_token = false;
+  char quote = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+      else if (c == '\\' && quote == '"' && i + 1 < s.size()) cur += s[++i];
+      else cur += c;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+      in_token = true;
+    } else if (c == '\\' && i + 1 < s.size()) {
+      cur += s[++i];
+      in_token = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_token) out.push_back(cur);
+      cur.clear();
+      in_token = false;
+    } else {
+      cur += c;
+      in_token = true;
+    }
+  }
+  if (in_token) out.push_back(cur);
+  return out;
+}
+}  // namespace
+
+bool parse_build_options(std::string_view options, FrontendOptions& out, std::string& log) {
+  auto args = split_options(options);
+  // Options Clang's cc1 understands with the same spelling.
+  static const char* const passthrough[] = {
+      "-w", "-Werror", "-cl-mad-enable", "-cl-fast-relaxed-math", "-cl-finite-math-only",
+      "-cl-unsafe-math-optimizations", "-cl-no-signed-zeros", "-cl-denorms-are-zero",
+      "-cl-single-precision-constant", "-cl-fp32-correctly-rounded-divide-sqrt",
+      "-cl-uniform-work-group-size"};
+  static const char* const ignored[] = {"-cl-kernel-arg-info", "-cl-strict-aliasing", "-g",
+                                        "-cl-no-subgroup-ifp", "-O0", "-O1", "-O2", "-O3"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto with_value = [&](const char* flag) -> bool {
+      size_t n = std::strlen(flag);
+      if (a == flag) {
+        if (i + 1 >= args.size()) return false;
+        out.cc1_args.push_back(flag);
+        out.cc1_args.push_back(args[++i]);
+        return true;
+      }
+      if (a.compare(0, n, flag) == 0) {
+        out.cc1_args.push_back(a);
+        return true;
+      }
+      return false;
+    };
+    if (with_value("-D") || with_value("-I") || with_value("-U")) continue;
+    if (a.rfind("-cl-std=", 0) == 0) {
+      std::string v = a.substr(8);
+      if (v != "CL1.0" && v != "CL1.1" && v != "CL1.2" && v != "CL2.0" && v != "CL3.0") {
+        log += "error: unsupported OpenCL C version in '" + a + "'\n";
+        return false;
+      }
+      out.cc1_args.push_back(a);
+      continue;
+    }
+    if (a == "-cl-opt-disable") {
+      out.opt_disable = true;
+      continue;
+    }
+    if (std::find_if(std::begin(passthrough), std::end(passthrough),
+                     [&](const char* p) { return a == p; }) != std::end(passthrough)) {
+      out.cc1_args.push_back(a);
+      continue;
+    }
+    if (std::find_if(std::begin(ignored), std::end(ignored),
+                     [&](const char* p) { return a == p; }) != std::end(ignored))
+      continue;
+    if (a.rfind("-W", 0) == 0) {  // other warning switches: let Clang judge
+      out.cc1_args.push_back(a);
+      continue;
+    }
+    log += "error: invalid build option '" + a + "'\n";
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_view source,
+                                           const FrontendOptions& opts, std::string& log) {
+  std::vector<std::string> args = {
+      "-triple", "x86_64-unknown-linux-gnu",
+      // Real -O, no LLVM passes: Clang would otherwise mark everything optnone.
+      "-O2", "-disable-llvm-passes",
+      // Distinct address spaces tell __local from the rest; they are all
+      // plain pointers to the x86 back end.
+      "-ffake-address-space-map",
+      "-finclude-default-header", "-fdeclare-opencl-builtins",
+      "-internal-isystem", kIncludeDir, "-nostdsysteminc", "-nobuiltininc",
+      "-cl-kernel-arg-info", "-fno-dwarf-directory-asm", "-ferror-limit", "50",
+      "-cl-std=CL1.2",
+      "-cl-ext=-all,+cl_khr_fp64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,"
+      "+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,"
+      "+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,"
+      "+cl_khr_byte_addressable_store,+__opencl_c_fp64,+__opencl_c_int64,"
+      "+__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables,"
+      "+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,"
+      "+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices"};
+  args.insert(args.end(), opts.cc1_args.begin(), opts.cc1_args.end());
+  args.push_back("-x");
+  args.push_back("cl");
+  args.push_back(kInputName);
+  std::vector<const char*> argv;
+  for (auto& a : args) argv.push_back(a.c_str());
+
+  std::string diag_text;
+  llvm::raw_string_ostream diag_os(diag_text);
+  auto inv = std::make_shared<clang::CompilerInvocation>();
+  {
+    // Argument errors only; the real engine below honours -W/-w/-Werror.
+    auto arg_diag_opts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+    clang::TextDiagnosticPrinter arg_printer(diag_os, arg_diag_opts.get());
+    clang::DiagnosticsEngine arg_diags(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(),
+                                       arg_diag_opts, &arg_printer, false);
+    if (!clang::CompilerInvocation::CreateFromArgs(*inv, argv, arg_diags)) {
+      diag_os.flush();
+      log += diag_text;
+      if (diag_text.empty()) log += "error: invalid build options\n";
+      return nullptr;
+    }
+  }
+  inv->getDiagnosticOpts().ShowColors = false;
+  inv->getCodeGenOpts().EmitOpenCLArgMetadata = true;
+
+  clang::CompilerInstance ci;
+  ci.setInvocation(inv);
+  ci.createDiagnostics(new clang::TextDiagnosticPrinter(diag_os, &inv->getDiagnosticOpts()),
+                       /*ShouldOwnClient=*/true);
+  ci.setVerboseOutputStream(diag_os);  // "N errors generated." goes to the log too
+
+  // The source and Clang's OpenCL base header come from memory; -I paths
+  // still reach the real file system.
+  auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  mem->addFile(std::string(kIncludeDir) + "/opencl-c-base.h", 0,
+               llvm::MemoryBuffer::getMemBuffer(
+                   llvm::StringRef(parasol_opencl_c_base,
+                                   parasol_opencl_c_base_end - parasol_opencl_c_base - 1),
+                   "opencl-c-base.h", false));
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  overlay->pushOverlay(mem);
+  ci.createFileManager(overlay);
+  inv->getPreprocessorOpts().addRemappedFile(
+      kInputName, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(source.data(), source.size()),
+                                                       kInputName).release());
+  inv->getPreprocessorOpts().RetainRemappedFileBuffers = false;
+
+  clang::EmitLLVMOnlyAction action(&ctx);
+  bool ok = ci.ExecuteAction(action);
+  diag_os.flush();
+  log += diag_text;
+  if (!ok) return nullptr;
+  return action.takeModule();
+}
+
+}  // namespace parasol::kernels::detail

@@ -1,0 +1,64 @@
+// Pieces of the compiler shared between its source files (LLVM types allowed
+// here: this header never leaves kernels-pass/src).
+#pragma once
+
+#include "parasol/kernels/compiler.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace parasol::kernels::detail {
+
+struct HostTarget {
+  std::string triple, cpu, features;
+};
+const HostTarget& host_target();  // also initialises LLVM's x86 target once
+
+struct FrontendOptions {
+  std::vector<std::string> cc1_args;  // translated OpenCL build options
+  bool opt_disable = false;
+};
+// Parses OpenCL build options; false (with a log line) on an unknown one.
+bool parse_build_options(std::string_view options, FrontendOptions& out, std::string& log);
+
+// OpenCL C -> LLVM IR with Clang; null on error (diagnostics in log).
+std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_view source,
+                                           const FrontendOptions& opts, std::string& log);
+
+// Links the used parts of the built-in library into m; false on error.
+bool link_builtins(llvm::Module& m, std::string& log);
+
+// Kernel descriptions from Clang's kernel_arg_* metadata (before lowering).
+std::vector<KernelInfo> collect_kernel_info(const llvm::Module& m);
+
+std::unique_ptr<llvm::TargetMachine> create_target_machine(bool optimise);
+// Inlines everything into kernels, lowers them to work-group functions and
+// optimises for the host; false (with log) if something is left unresolved.
+bool optimise_module(llvm::Module& m, llvm::TargetMachine& tm, bool opt_disable, std::string& log);
+// Machine code for the module, as an ELF relocatable object.
+bool emit_object(llvm::Module& m, llvm::TargetMachine& tm, std::vector<unsigned char>& obj,
+                 std::string& log);
+
+// A loaded object in the process-wide JIT; unloaded on destruction.
+class JitImage {
+ public:
+  virtual ~JitImage() = default;
+  // Null if absent or unresolvable; the reason is appended to *error.
+  virtual void* lookup(const std::string& symbol, std::string* error = nullptr) = 0;
+};
+std::unique_ptr<JitImage> jit_load(const std::vector<unsigned char>& object, std::string& log);
+
+// What a program is, in serialisable form.
+struct ProgramImage {
+  std::vector<KernelInfo> kernels;
+  std::vector<unsigned char> object;
+};
+std::vector<unsigned char> serialise(const ProgramImage& img);
+bool deserialise(const unsigned char* data, std::size_t size, ProgramImage& img, std::string& log);
+
+}  // namespace parasol::kernels::detail

@@ -1,0 +1,621 @@
+// Work-group lowering.
+//
+// The kernel's CFG is cut at every barrier. A *region* is everything
+// reachable from the kernel entry, or from the block right after a barrier,
+// without crossing another barrier. Each region gets its own copy of those
+// blocks wrapped in a z/y/x work-item loop nest; leaving the region (at a
+// barrier or a return) ends one work-item's iteration, and once the loop
+// nest finishes, control goes to the region after that barrier. Because
+// OpenCL requires all work-items to reach the same barrier, the last
+// work-item's choice is everyone's.
+//
+// Values defined before a barrier and used after it live in per-work-item
+// slots (a stack array indexed by the local linear id), unless they are
+// cheap functions of the launch geometry, which are recomputed instead.
+#include "WorkGroupLowering.h"
+
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/SetVector.h>
+#include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/ReplaceConstant.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/Local.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
+
+#include <map>
+#include <vector>
+
+using namespace llvm;
+
+namespace parasol::kernels {
+
+std::string work_group_entry_name(StringRef kernel) {
+  return ("__parasol_wg_" + kernel).str();
+}
+
+namespace {
+
+constexpr const char* kPrivateIndexFn = "__parasol_private_index";
+constexpr unsigned kLocalAS = 3;
+
+// Offsets of NDRange's fields (checked against the C++ struct in Compiler.cpp).
+constexpr uint64_t kWorkDimOff = 0, kOffsetOff = 8, kGlobalSizeOff = 32,
+                   kLocalSizeOff = 56, kNumGroupsOff = 80;
+
+bool is_call_to(const Instruction* i, StringRef name) {
+  auto* c = dyn_cast<CallInst>(i);
+  return c && c->getCalledFunction() && c->getCalledFunction()->getName() == name;
+}
+
+bool is_geometry_call(const Value* v) {
+  auto* c = dyn_cast<CallInst>(v);
+  if (!c || !c->getCalledFunction()) return false;
+  StringRef n = c->getCalledFunction()->getName();
+  return n == kLocalIdFn || n == kLocalSizeFn || n == kGroupIdFn || n == kNumGroupsFn ||
+         n == kGlobalOffsetFn || n == kWorkDimFn || n == kPrivateIndexFn;
+}
+
+// A value that depends only on constants, arguments and the launch geometry,
+// through pure arithmetic: recomputing it is cheaper than a private slot.
+bool rematerialisable(Value* v, unsigned depth = 0) {
+  if (isa<Constant>(v) || isa<Argument>(v)) return true;
+  auto* i = dyn_cast<Instruction>(v);
+  if (!i || depth > 6) return false;
+  if (is_geometry_call(i)) return true;
+  if (!isa<BinaryOperator>(i) && !isa<CastInst>(i) && !isa<CmpInst>(i) &&
+      !isa<SelectInst>(i) && !isa<GetElementPtrInst>(i))
+    return false;
+  if (isa<BinaryOperator>(i) && i->mayHaveSideEffects()) return false;
+  for (Value* op : i->operands())
+    if (!rematerialisable(op, depth + 1)) return false;
+  return true;
+}
+
+// Clones the expression tree of v before `at`.
+Value* rematerialise(Value* v, Instruction* at) {
+  auto* i = dyn_cast<Instruction>(v);
+  if (!i) return v;
+  Instruction* c = i->clone();
+  for (unsigned k = 0; k < c->getNumOperands(); ++k)
+    c->setOperand(k, rematerialise(c->getOperand(k), at));
+  c->insertBefore(at);
+  c->setName(i->getName() + ".remat");
+  return c;
+}
+
+struct Region {
+  BasicBlock* start = nullptr;
+  SetVector<BasicBlock*> blocks;       // in discovery order
+  SetVector<BasicBlock*> exit_barriers; // barrier blocks it can reach
+  bool exits_by_return = false;
+};
+
+class KernelLowering {
+ public:
+  KernelLowering(Module& m, Function& k) : m_(m), k_(k), ctx_(m.getContext()), dl_(m.getDataLayout()) {}
+  Function* run();
+
+ private:
+  void strip_lifetime_markers();
+  void split_barriers();
+  void find_regions();
+  void privatise();
+  void build_entry();
+  void emit_region(Region& r);
+  void resolve_geometry(Function& w);
+  void place_local_variables(Function& w);
+  Value* select_dim(IRBuilder<>& b, Value* dim, const std::array<Value*, 3>& v, Value* fallback);
+
+  Module& m_;
+  Function& k_;
+  LLVMContext& ctx_;
+  const DataLayout& dl_;
+  SmallPtrSet<BasicBlock*, 8> barrier_blocks_;
+  std::vector<Region> regions_;
+  DenseMap<BasicBlock*, unsigned> region_of_start_;  // region start -> index
+  DenseMap<BasicBlock*, unsigned> region_after_barrier_;
+  Function* w_ = nullptr;
+  BasicBlock* w_entry_ = nullptr;
+  Value* args_ = nullptr;
+  Value* range_ = nullptr;
+  Value* group_ = nullptr;
+  Value* local_mem_ = nullptr;
+  std::array<Value*, 3> local_size_{}, group_id_{}, num_groups_{}, offset_{};
+  Value* work_dim_ = nullptr;
+  Value* num_items_ = nullptr;
+  AllocaInst* next_ = nullptr;
+  std::vector<BasicBlock*> region_pre_;  // loop-nest preheader per region
+  std::vector<std::pair<BasicBlock*, Region*>> pending_after_;
+  std::vector<Value*> vmap_args_;               // kernel argument -> unpacked value
+  std::vector<std::pair<AllocaInst*, AllocaInst*>> array_of_;  // alloca -> per-item array
+  uint64_t private_bytes_ = 0;
+};
+
+void KernelLowering::strip_lifetime_markers() {
+  // Lifetime markers would point into privatised arrays, not at allocas.
+  std::vector<Instruction*> dead;
+  for (Instruction& i : instructions(k_))
+    if (auto* ii = dyn_cast<IntrinsicInst>(&i))
+      if (ii->isLifetimeStartOrEnd()) dead.push_back(ii);
+  for (Instruction* i : dead) i->eraseFromParent();
+}
+
+void KernelLowering::split_barriers() {
+  std::vector<CallInst*> barriers;
+  for (Instruction& i : instructions(k_))
+    if (is_call_to(&i, kBarrierFn)) barriers.push_back(cast<CallInst>(&i));
+  for (CallInst* c : barriers) {
+    // Barrier block: just the call and a branch; its successor has it as
+    // the only predecessor, so regions start on a phi-free block.
+    BasicBlock* bb = c->getParent();
+    BasicBlock* bar = bb->splitBasicBlock(c, "barrier");
+    bar->splitBasicBlock(c->getNextNode(), "after.barrier");
+    barrier_blocks_.insert(bar);
+  }
+}
+
+void KernelLowering::find_regions() {
+  std::vector<BasicBlock*> starts{&k_.getEntryBlock()};
+  for (BasicBlock& bb : k_)
+    if (barrier_blocks_.count(&bb)) {
+      region_after_barrier_[&bb] = starts.size();
+      starts.push_back(bb.getSingleSuccessor());
+    }
+  for (BasicBlock* s : starts) {
+    Region r;
+    r.start = s;
+    std::vector<BasicBlock*> work{s};
+    r.blocks.insert(s);
+    while (!work.empty()) {
+      BasicBlock* bb = work.back();
+      work.pop_back();
+      if (isa<ReturnInst>(bb->getTerminator())) r.exits_by_return = true;
+      for (BasicBlock* succ : successors(bb)) {
+        if (barrier_blocks_.count(succ)) {
+          r.exit_barriers.insert(succ);
+          continue;
+        }
+        if (r.blocks.insert(succ)) work.push_back(succ);
+      }
+    }
+    regions_.push_back(std::move(r));
+  }
+}
+
+// Gives every value that is live across a barrier a per-work-item slot.
+void KernelLowering::privatise() {
+  Function* index_fn = cast<Function>(
+      m_.getOrInsertFunction(kPrivateIndexFn, FunctionType::get(Type::getInt64Ty(ctx_), false))
+          .getCallee());
+  index_fn->setDoesNotAccessMemory();
+  index_fn->setDoesNotThrow();
+  IRBuilder<> b(ctx_);
+
+  // Allocas: always per work-item, so work-items never share private memory
+  // (which also keeps the parallel-loop annotation truthful).
+  std::vector<AllocaInst*> allocas;
+  for (Instruction& i : instructions(k_))
+    if (auto* a = dyn_cast<AllocaInst>(&i)) allocas.push_back(a);
+
+  // Values: find those whose use can be reached from the definition through a
+  // barrier block.
+  std::vector<std::pair<Instruction*, std::vector<Use*>>> crossing;
+  for (BasicBlock& bb : k_) {
+    for (Instruction& i : bb) {
+      if (isa<AllocaInst>(i) || i.getType()->isVoidTy()) continue;
+      std::vector<Use*> far_uses;
+      for (Use& u : i.uses()) {
+        auto* user = cast<Instruction>(u.getUser());
+        BasicBlock* ub = isa<PHINode>(user) ? cast<PHINode>(user)->getIncomingBlock(u) : user->getParent();
+        if (ub == &bb) continue;
+        // Walk backwards from the use to the definition.
+        SmallPtrSet<BasicBlock*, 16> seen;
+        std::vector<BasicBlock*> work{ub};
+        bool crosses = false;
+        while (!work.empty() && !crosses) {
+          BasicBlock* x = work.back();
+          work.pop_back();
+          if (!seen.insert(x).second) continue;
+          if (barrier_blocks_.count(x)) crosses = true;
+          for (BasicBlock* p : predecessors(x))
+            if (p != &bb) work.push_back(p);
+        }
+        if (crosses) far_uses.push_back(&u);
+      }
+      if (!far_uses.empty()) crossing.emplace_back(&i, std::move(far_uses));
+    }
+  }
+
+  auto use_point = [](Use* u) -> Instruction* {
+    auto* user = cast<Instruction>(u->getUser());
+    if (auto* phi = dyn_cast<PHINode>(user)) return phi->getIncomingBlock(*u)->getTerminator();
+    return user;
+  };
+
+  for (auto& [def, uses] : crossing) {
+    if (rematerialisable(def)) {
+      for (Use* u : uses) u->set(rematerialise(def, use_point(u)));
+      continue;
+    }
+    // Slot array in the kernel entry for now; moved into the entry of the
+    // work-group function (sized by the local size) when it is built.
+    b.SetInsertPoint(&*k_.getEntryBlock().getFirstInsertionPt());
+    auto* slot = b.CreateAlloca(def->getType(), nullptr, def->getName() + ".slot");
+    allocas.push_back(slot);
+    Instruction* after = def->getNextNode();
+    if (isa<PHINode>(def)) after = &*def->getParent()->getFirstInsertionPt();
+    b.SetInsertPoint(after);
+    b.CreateStore(def, slot);
+    for (Use* u : uses) {
+      b.SetInsertPoint(use_point(u));
+      u->set(b.CreateLoad(def->getType(), slot, def->getName() + ".reload"));
+    }
+  }
+
+  // Replace each alloca with an array of them, indexed per work-item. The
+  // array itself is created by build_entry(); here the uses go through a
+  // placeholder base so regions can be cloned freely.
+  for (AllocaInst* a : allocas) {
+    std::optional<TypeSize> size = a->getAllocationSize(dl_);
+    if (size && !size->isScalable()) private_bytes_ += size->getFixedValue();
+    std::vector<Use*> uses;
+    for (Use& u : a->uses()) uses.push_back(&u);
+    for (Use* u : uses) {
+      auto* user = cast<Instruction>(u->getUser());
+      Instruction* at = isa<PHINode>(user)
+                            ? cast<PHINode>(user)->getIncomingBlock(*u)->getTerminator()
+                            : user;
+      b.SetInsertPoint(at);
+      Value* idx = b.CreateCall(index_fn);
+      Value* elem = b.CreateGEP(a->getAllocatedType(), a, idx, a->getName() + ".wi");
+      u->set(elem);
+    }
+  }
+}
+
+Value* KernelLowering::select_dim(IRBuilder<>& b, Value* dim, const std::array<Value*, 3>& v,
+                                  Value* fallback) {
+  if (auto* c = dyn_cast<ConstantInt>(dim)) {
+    uint64_t d = c->getZExtValue();
+    return d < 3 ? v[d] : fallback;
+  }
+  Value* r = fallback;
+  for (int d = 2; d >= 0; --d)
+    r = b.CreateSelect(b.CreateICmpEQ(dim, ConstantInt::get(dim->getType(), d)), v[d], r);
+  return r;
+}
+
+void KernelLowering::build_entry() {
+  Type* ptr = PointerType::getUnqual(ctx_);
+  Type* i64 = Type::getInt64Ty(ctx_);
+  auto* fty = FunctionType::get(Type::getVoidTy(ctx_), {ptr, ptr, ptr, ptr}, false);
+  w_ = Function::Create(fty, GlobalValue::ExternalLinkage, work_group_entry_name(k_.getName()), m_);
+  // Keep the kernel's target and math attributes; drop the kernel-only ones.
+  AttributeSet fn_attrs = k_.getAttributes().getFnAttrs();
+  for (const Attribute& a : fn_attrs)
+    if (a.isStringAttribute() && a.getKindAsString() != "uniform-work-group-size")
+      w_->addFnAttr(a);
+  w_->addFnAttr(Attribute::NoUnwind);
+  w_->addFnAttr(kPrivateBytesAttr, std::to_string(private_bytes_));
+  w_->setVisibility(GlobalValue::DefaultVisibility);
+  args_ = w_->getArg(0);
+  range_ = w_->getArg(1);
+  group_ = w_->getArg(2);
+  local_mem_ = w_->getArg(3);
+  args_->setName("args");
+  range_->setName("range");
+  group_->setName("group_id");
+  local_mem_->setName("local_mem");
+  for (unsigned i = 0; i < 4; ++i) w_->addParamAttr(i, Attribute::NoAlias);
+
+  w_entry_ = BasicBlock::Create(ctx_, "entry", w_);
+  IRBuilder<> b(w_entry_);
+  auto load_field = [&](uint64_t off, unsigned d, const char* name) -> Value* {
+    Value* p = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), range_, off + 8 * d);
+    auto* l = b.CreateAlignedLoad(i64, p, Align(8), name);
+    l->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx_, {}));
+    return l;
+  };
+  for (unsigned d = 0; d < 3; ++d) {
+    local_size_[d] = load_field(kLocalSizeOff, d, "local_size");
+    num_groups_[d] = load_field(kNumGroupsOff, d, "num_groups");
+    offset_[d] = load_field(kOffsetOff, d, "global_offset");
+    Value* gp = b.CreateConstInBoundsGEP1_64(i64, group_, d);
+    group_id_[d] = b.CreateAlignedLoad(i64, gp, Align(8), "group_id");
+  }
+  (void)kGlobalSizeOff;
+  work_dim_ = b.CreateAlignedLoad(b.getInt32Ty(), range_, Align(8), "work_dim");
+  num_items_ = b.CreateMul(b.CreateMul(local_size_[0], local_size_[1]), local_size_[2], "num_items");
+}
+
+void KernelLowering::emit_region(Region& r) {
+  Type* i64 = Type::getInt64Ty(ctx_);
+  unsigned idx = &r - regions_.data();
+  std::string tag = "r" + std::to_string(idx);
+  BasicBlock* pre = region_pre_[idx];
+  BasicBlock* zh = BasicBlock::Create(ctx_, tag + ".z", w_);
+  BasicBlock* yh = BasicBlock::Create(ctx_, tag + ".y", w_);
+  BasicBlock* xh = BasicBlock::Create(ctx_, tag + ".x", w_);
+  BasicBlock* xl = BasicBlock::Create(ctx_, tag + ".x.latch", w_);
+  BasicBlock* yl = BasicBlock::Create(ctx_, tag + ".y.latch", w_);
+  BasicBlock* zl = BasicBlock::Create(ctx_, tag + ".z.latch", w_);
+  BasicBlock* after = BasicBlock::Create(ctx_, tag + ".done", w_);
+
+  IRBuilder<> b(pre);
+  b.CreateBr(zh);
+  b.SetInsertPoint(zh);
+  PHINode* z = b.CreatePHI(i64, 2, "lid.z");
+  b.CreateBr(yh);
+  b.SetInsertPoint(yh);
+  PHINode* y = b.CreatePHI(i64, 2, "lid.y");
+  b.CreateBr(xh);
+  b.SetInsertPoint(xh);
+  PHINode* x = b.CreatePHI(i64, 2, "lid.x");
+  Value* linear = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(z, local_size_[1]), y), local_size_[0]), x,
+                              "local.linear");
+
+  // Clone the region's blocks.
+  ValueToValueMapTy vmap;
+  for (unsigned a = 0; a < k_.arg_size(); ++a) vmap[k_.getArg(a)] = vmap_args_[a];
+  const bool many_exits = r.exit_barriers.size() + (r.exits_by_return ? 1 : 0) > 1;
+  auto exit_block = [&](int target) {
+    BasicBlock* e = BasicBlock::Create(ctx_, tag + ".exit", w_);
+    IRBuilder<> eb(e);
+    if (many_exits) eb.CreateStore(eb.getInt32(target), next_);
+    eb.CreateBr(xl);
+    return e;
+  };
+  for (BasicBlock* bar : r.exit_barriers) vmap[bar] = exit_block(region_after_barrier_[bar]);
+  BasicBlock* ret_exit = r.exits_by_return ? exit_block(-1) : nullptr;
+  std::vector<BasicBlock*> clones;
+  for (BasicBlock* bb : r.blocks) {
+    BasicBlock* c = CloneBasicBlock(bb, vmap, "." + tag, w_);
+    vmap[bb] = c;
+    clones.push_back(c);
+  }
+  for (BasicBlock* c : clones)
+    for (Instruction& i : *c) RemapInstruction(&i, vmap, RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
+  // Drop phi inputs from blocks outside this region; returns end the item.
+  for (BasicBlock* c : clones) {
+    for (PHINode& phi : make_early_inc_range(c->phis())) {
+      for (int k = phi.getNumIncomingValues() - 1; k >= 0; --k)
+        if (phi.getIncomingBlock(k)->getParent() != w_) phi.removeIncomingValue(k, false);
+    }
+    if (auto* ret = dyn_cast<ReturnInst>(c->getTerminator())) {
+      BranchInst::Create(ret_exit, c);
+      ret->eraseFromParent();
+    }
+  }
+  b.CreateBr(cast<BasicBlock>(vmap[r.start]));
+
+  // Resolve per-item placeholders in the clone.
+  for (BasicBlock* c : clones)
+    for (Instruction& i : make_early_inc_range(*c)) {
+      auto* call = dyn_cast<CallInst>(&i);
+      if (!call || !call->getCalledFunction()) continue;
+      StringRef n = call->getCalledFunction()->getName();
+      IRBuilder<> ib(call);
+      Value* v = nullptr;
+      if (n == kLocalIdFn)
+        v = select_dim(ib, call->getArgOperand(0), {x, y, z}, ib.getInt64(0));
+      else if (n == kPrivateIndexFn)
+        v = linear;
+      if (!v) continue;
+      call->replaceAllUsesWith(v);
+      call->eraseFromParent();
+    }
+
+  // Latches: x innermost, unit stride; the loops run at least once.
+  b.SetInsertPoint(xl);
+  Value* x1 = b.CreateNUWAdd(x, b.getInt64(1), "lid.x.next");
+  auto* xbr = b.CreateCondBr(b.CreateICmpULT(x1, local_size_[0]), xh, yl);
+  b.SetInsertPoint(yl);
+  Value* y1 = b.CreateNUWAdd(y, b.getInt64(1), "lid.y.next");
+  auto* ybr = b.CreateCondBr(b.CreateICmpULT(y1, local_size_[1]), yh, zl);
+  b.SetInsertPoint(zl);
+  Value* z1 = b.CreateNUWAdd(z, b.getInt64(1), "lid.z.next");
+  auto* zbr = b.CreateCondBr(b.CreateICmpULT(z1, local_size_[2]), zh, after);
+  z->addIncoming(b.getInt64(0), pre);
+  z->addIncoming(z1, zl);
+  y->addIncoming(b.getInt64(0), zh);
+  y->addIncoming(y1, yl);
+  x->addIncoming(b.getInt64(0), yh);
+  x->addIncoming(x1, xl);
+
+  // Work-items of one region are independent between barriers (races on
+  // memory there are undefined in OpenCL), so every plain access may be
+  // reordered across iterations: say so to the vectoriser.
+  MDNode* group = MDNode::getDistinct(ctx_, {});
+  for (BasicBlock* c : clones)
+    for (Instruction& i : *c) {
+      if (auto* l = dyn_cast<LoadInst>(&i)) {
+        if (!l->isSimple()) continue;
+      } else if (auto* s = dyn_cast<StoreInst>(&i)) {
+        if (!s->isSimple()) continue;
+      } else if (!isa<MemIntrinsic>(&i)) {
+        continue;
+      }
+      i.setMetadata(LLVMContext::MD_access_group, group);
+    }
+  auto loop_id = [&](bool vectorise) {
+    SmallVector<Metadata*, 3> ops{nullptr};
+    ops.push_back(MDNode::get(ctx_, {MDString::get(ctx_, "llvm.loop.parallel_accesses"), group}));
+    if (!vectorise) ops.push_back(MDNode::get(ctx_, {MDString::get(ctx_, "llvm.loop.vectorize.enable"),
+                                                     ConstantAsMetadata::get(ConstantInt::getFalse(ctx_))}));
+    MDNode* id = MDNode::getDistinct(ctx_, ops);
+    id->replaceOperandWith(0, id);
+    return id;
+  };
+  xbr->setMetadata(LLVMContext::MD_loop, loop_id(true));
+  ybr->setMetadata(LLVMContext::MD_loop, loop_id(false));
+  zbr->setMetadata(LLVMContext::MD_loop, loop_id(false));
+
+  // After the nest: on to the next region (or out).
+  b.SetInsertPoint(after);
+  if (!many_exits) {
+    if (r.exits_by_return)
+      b.CreateRetVoid();
+    else if (!r.exit_barriers.empty())
+      b.CreateBr(region_pre_[region_after_barrier_[r.exit_barriers[0]]]);
+    else
+      b.CreateUnreachable();  // every path traps
+  } else {
+    Value* n = b.CreateLoad(b.getInt32Ty(), next_, "next.region");
+    BasicBlock* out = BasicBlock::Create(ctx_, tag + ".return", w_);
+    ReturnInst::Create(ctx_, out);
+    SwitchInst* sw = b.CreateSwitch(n, out, r.exit_barriers.size());
+    for (BasicBlock* bar : r.exit_barriers) {
+      unsigned t = region_after_barrier_[bar];
+      sw->addCase(b.getInt32(t), region_pre_[t]);
+    }
+  }
+}
+
+void KernelLowering::resolve_geometry(Function& w) {
+  for (Instruction& i : make_early_inc_range(instructions(w))) {
+    auto* call = dyn_cast<CallInst>(&i);
+    if (!call || !call->getCalledFunction()) continue;
+    StringRef n = call->getCalledFunction()->getName();
+    IRBuilder<> b(call);
+    Value* v = nullptr;
+    Value* one = b.getInt64(1);
+    Value* zero = b.getInt64(0);
+    if (n == kLocalSizeFn) v = select_dim(b, call->getArgOperand(0), local_size_, one);
+    else if (n == kGroupIdFn) v = select_dim(b, call->getArgOperand(0), group_id_, zero);
+    else if (n == kNumGroupsFn) v = select_dim(b, call->getArgOperand(0), num_groups_, one);
+    else if (n == kGlobalOffsetFn) v = select_dim(b, call->getArgOperand(0), offset_, zero);
+    else if (n == kWorkDimFn) v = work_dim_;
+    else if (n == kBarrierFn) {  // only reachable if left over in dead code
+      call->eraseFromParent();
+      continue;
+    }
+    if (!v) continue;
+    call->replaceAllUsesWith(v);
+    call->eraseFromParent();
+  }
+}
+
+void KernelLowering::place_local_variables(Function& w) {
+  // Kernel-scope __local variables: laid out in local_mem, by first use.
+  SetVector<GlobalVariable*> locals;
+  for (Instruction& i : instructions(w))
+    for (Value* op : i.operands())
+      if (auto* gv = dyn_cast<GlobalVariable>(op))
+        if (gv->getAddressSpace() == kLocalAS) locals.insert(gv);
+  uint64_t offset = 0;
+  IRBuilder<> b(ctx_);
+  b.SetInsertPoint(w_entry_, w_entry_->getFirstInsertionPt());
+  DenseMap<GlobalVariable*, Value*> where;
+  for (GlobalVariable* gv : locals) {
+    uint64_t align = std::max<uint64_t>(gv->getAlign().valueOrOne().value(),
+                                        dl_.getABITypeAlign(gv->getValueType()).value());
+    offset = alignTo(offset, align);
+    Value* p = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local_mem_, offset, gv->getName());
+    where[gv] = b.CreateAddrSpaceCast(p, gv->getType());
+    offset += dl_.getTypeAllocSize(gv->getValueType());
+  }
+  for (Instruction& i : instructions(w))
+    for (Use& op : i.operands())
+      if (auto* gv = dyn_cast<GlobalVariable>(op.get()))
+        if (auto it = where.find(gv); it != where.end()) op.set(it->second);
+  w.addFnAttr(kLocalBytesAttr, std::to_string(offset));
+}
+
+Function* KernelLowering::run() {
+  strip_lifetime_markers();
+  split_barriers();
+  find_regions();
+  privatise();
+  build_entry();
+
+  // Kernel arguments, unpacked from the args block.
+  IRBuilder<> b(w_entry_);
+  Type* ptr = PointerType::getUnqual(ctx_);
+  for (unsigned a = 0; a < k_.arg_size(); ++a) {
+    Argument* arg = k_.getArg(a);
+    Value* slot = b.CreateAlignedLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, args_, a), Align(8),
+                                      "arg.slot");
+    Value* v;
+    if (arg->hasByValAttr()) {
+      v = b.CreateAddrSpaceCast(slot, arg->getType());
+    } else if (arg->getType()->isPointerTy()) {
+      v = b.CreateAlignedLoad(arg->getType(), slot, Align(8), arg->getName());
+    } else {
+      v = b.CreateAlignedLoad(arg->getType(), slot, Align(1), arg->getName());
+    }
+    vmap_args_.push_back(v);
+  }
+
+  // Per-work-item arrays for every alloca of the kernel.
+  for (Instruction& i : make_early_inc_range(k_.getEntryBlock())) {
+    auto* a = dyn_cast<AllocaInst>(&i);
+    if (!a) continue;
+    Value* count = num_items_;
+    if (a->isArrayAllocation())
+      count = b.CreateMul(b.CreateZExtOrTrunc(a->getArraySize(), b.getInt64Ty()), count);
+    AllocaInst* arr = b.CreateAlloca(a->getAllocatedType(), count, a->getName() + ".priv");
+    arr->setAlignment(a->getAlign());
+    array_of_.emplace_back(a, arr);
+  }
+  for (auto& [a, arr] : array_of_) {
+    a->replaceAllUsesWith(arr);
+    a->eraseFromParent();
+  }
+  // Allocas outside the entry block (rare: VLAs are not OpenCL) are not handled.
+
+  bool any_many = false;
+  for (Region& r : regions_)
+    any_many |= r.exit_barriers.size() + (r.exits_by_return ? 1 : 0) > 1;
+  if (any_many) next_ = b.CreateAlloca(b.getInt32Ty(), nullptr, "next");
+
+  for (size_t i = 0; i < regions_.size(); ++i)
+    region_pre_.push_back(BasicBlock::Create(ctx_, "r" + std::to_string(i) + ".pre", w_));
+  b.CreateBr(region_pre_[0]);
+  for (Region& r : regions_) emit_region(r);
+
+  resolve_geometry(*w_);
+  place_local_variables(*w_);
+
+  return w_;
+}
+
+}  // namespace
+
+PreservedAnalyses WorkGroupLoweringPass::run(Module& m, ModuleAnalysisManager&) {
+  // Constant expressions over __local variables become instructions, so
+  // they can be re-pointed into local_mem per work-group function.
+  std::vector<Constant*> locals;
+  for (GlobalVariable& gv : m.globals())
+    if (gv.getAddressSpace() == kLocalAS) locals.push_back(&gv);
+  if (!locals.empty()) convertUsersOfConstantsToInstructions(locals);
+
+  std::vector<Function*> kernels;
+  for (Function& f : m)
+    if (!f.isDeclaration() && f.getCallingConv() == CallingConv::SPIR_KERNEL) kernels.push_back(&f);
+  if (kernels.empty()) return PreservedAnalyses::all();
+  for (Function* k : kernels) KernelLowering(m, *k).run();
+  // The per-item originals now refer into the new functions; drop them.
+  // A kernel still called from elsewhere keeps a declaration.
+  for (Function* k : kernels) {
+    k->dropAllReferences();
+    if (k->use_empty()) k->eraseFromParent();
+  }
+  for (GlobalVariable* gv : [&] {
+         std::vector<GlobalVariable*> v;
+         for (GlobalVariable& g : m.globals())
+           if (g.getAddressSpace() == kLocalAS) v.push_back(&g);
+         return v;
+       }())
+    if (gv->use_empty()) gv->eraseFromParent();
+  if (Function* f = m.getFunction(kPrivateIndexFn); f && f->use_empty()) f->eraseFromParent();
+  return PreservedAnalyses::none();
+}
+
+}  // namespace parasol::kernels

@@ -1,0 +1,221 @@
+// Build behaviour: diagnostics, binaries, the cache, and timings (printed,
+// never asserted).
+#include "executor.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include <time.h>
+
+using namespace test;
+using parasol::kernels::build;
+using parasol::kernels::load_binary;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+double cpu_ms() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+const char* kThreeKernels = R"(
+  __kernel void scale(__global float* a, float s) { a[get_global_id(0)] *= s; }
+  __kernel void saxpy(__global const float* x, __global float* y, float a) {
+    size_t i = get_global_id(0);
+    y[i] = mad(a, x[i], y[i]);
+  }
+  __kernel void sum(__global const float* in, __global float* out, __local float* tmp) {
+    size_t l = get_local_id(0);
+    tmp[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) {
+      if (l < s) tmp[l] += tmp[l + s];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0) out[get_group_id(0)] = tmp[0];
+  })";
+}  // namespace
+
+TEST_CASE("syntax error: no program, Clang's diagnostic in the log", "[build]") {
+  auto r = build("__kernel void k(__global int* a) { a[0] = 1 }", "");
+  REQUIRE(r.program == nullptr);
+  INFO(r.log);
+  REQUIRE(r.log.find("error:") != std::string::npos);
+  REQUIRE(r.log.find("input.cl:1:") != std::string::npos);
+}
+
+TEST_CASE("undeclared function", "[build]") {
+  auto r = build("__kernel void k(__global int* a) { a[0] = no_such_function(3); }", "");
+  REQUIRE(r.program == nullptr);
+  INFO(r.log);
+  REQUIRE(r.log.find("no_such_function") != std::string::npos);
+  REQUIRE(r.log.find("error:") != std::string::npos);
+}
+
+TEST_CASE("declared but undefined function", "[build]") {
+  auto r = build("int helper(int); __kernel void k(__global int* a) { a[0] = helper(3); }", "");
+  REQUIRE(r.program == nullptr);
+  INFO(r.log);
+  REQUIRE(r.log.find("undefined function 'helper'") != std::string::npos);
+}
+
+TEST_CASE("build options", "[build]") {
+  auto bad = build("__kernel void k() {}", "-cl-no-such-option");
+  REQUIRE(bad.program == nullptr);
+  REQUIRE(bad.log.find("invalid build option") != std::string::npos);
+
+  auto p = build_ok("__kernel void k(__global int* a) { a[0] = VALUE * 2; }", "-D VALUE=21 -cl-fast-relaxed-math -cl-mad-enable");
+  int a = 0;
+  Args args;
+  args.ptr(&a);
+  run(*p, "k", args, range(1, {1}, {1}));
+  REQUIRE(a == 42);
+
+  auto werror = build("__kernel void k(__global int* a) { int unused; a[0] = 1; }", "-Werror -Wunused-variable");
+  INFO(werror.log);
+  REQUIRE(werror.program == nullptr);
+  auto cl2 = build_ok("__kernel void k(__global int* a) { __generic int* g = a; g[0] = __OPENCL_C_VERSION__; }", "-cl-std=CL2.0");
+  run(*cl2, "k", args, range(1, {1}, {1}));
+  REQUIRE(a == 200);
+  auto noopt = build_ok("__kernel void k(__global int* a) { a[get_global_id(0)] += 1; }", "-cl-opt-disable");
+  run(*noopt, "k", args, range(1, {1}, {1}));
+  REQUIRE(a == 201);
+}
+
+TEST_CASE("binary round trip and the cache", "[build]") {
+  const char* src = R"(
+    __kernel void sq(__global int* a) { int i = get_global_id(0); a[i] = a[i] * a[i] + get_local_id(0); })";
+  auto p = build_ok(src);
+  auto bin = p->binary();
+  REQUIRE(bin.size() > 64);
+  auto t0 = Clock::now();
+  auto r = load_binary(bin.data(), bin.size());
+  double load_ms = ms_since(t0);
+  INFO(r.log);
+  REQUIRE(r.program);
+  REQUIRE(r.program->kernels().size() == 1);
+  REQUIRE(r.program->kernels()[0].args[0].name == "a");
+  Buf<int> a1(256), a2(256);
+  for (int i = 0; i < 256; ++i) a1[i] = a2[i] = i - 50;
+  Args x1, x2;
+  x1.ptr(a1.data());
+  x2.ptr(a2.data());
+  run(*p, "sq", x1, range(1, {256}, {32}));
+  run(*r.program, "sq", x2, range(1, {256}, {32}));
+  REQUIRE(a1 == a2);
+  std::printf("  load_binary: %.3f ms (%zu bytes)\n", load_ms, bin.size());
+
+  // Corrupt and foreign binaries fail with a log line.
+  auto bad = bin;
+  bad[0] = 'X';
+  auto rb = load_binary(bad.data(), bad.size());
+  REQUIRE(rb.program == nullptr);
+  REQUIRE(!rb.log.empty());
+  auto truncated = load_binary(bin.data(), bin.size() / 2);
+  REQUIRE(truncated.program == nullptr);
+
+  // Second build of the same source comes from the cache.
+  const char* cache_src = "__kernel void c(__global int* a) { a[0] = 7; }";
+  std::string dir = parasol::kernels::cache_directory();
+  std::filesystem::remove_all(dir + "/kernels");
+  t0 = Clock::now();
+  auto cold = build(cache_src, "");
+  double cold_ms = ms_since(t0);
+  REQUIRE(cold.program);
+  double best = 1e9;
+  for (int i = 0; i < 5; ++i) {
+    t0 = Clock::now();
+    auto warm = build(cache_src, "");
+    best = std::min(best, ms_since(t0));
+    REQUIRE(warm.program);
+    int v = 0;
+    Args av;
+    av.ptr(&v);
+    run(*warm.program, "c", av, range(1, {1}, {1}));
+    REQUIRE(v == 7);
+  }
+  std::printf("  small program: cold build %.2f ms, cached build %.3f ms (cache %s)\n", cold_ms, best, dir.c_str());
+}
+
+TEST_CASE("cold build time of a 3-kernel program", "[build][timing]") {
+  setenv("PARASOL_NO_KERNEL_CACHE", "1", 1);
+  build_ok(kThreeKernels);  // warm up Clang/LLVM statics
+  double best = 1e9, best_cpu = 1e9;
+  for (int i = 0; i < 3; ++i) {
+    auto t0 = Clock::now();
+    double c0 = cpu_ms();
+    auto p = build_ok(kThreeKernels);
+    best = std::min(best, ms_since(t0));
+    best_cpu = std::min(best_cpu, cpu_ms() - c0);
+    REQUIRE(p->kernels().size() == 3);
+  }
+  unsetenv("PARASOL_NO_KERNEL_CACHE");
+  std::printf("  3-kernel program: cold build %.1f ms wall, %.1f ms cpu (best of 3)\n", best, best_cpu);
+}
+
+TEST_CASE("tiled SGEMM", "[build][timing]") {
+  auto p = build_ok(R"(
+    #define TS 16
+    __kernel void sgemm(int M, int N, int K, __global const float* A, __global const float* B, __global float* C) {
+      __local float As[TS][TS], Bs[TS][TS];
+      int lr = get_local_id(1), lc = get_local_id(0);
+      int row = get_global_id(1), col = get_global_id(0);
+      float acc = 0.0f;
+      for (int t = 0; t < K / TS; ++t) {
+        As[lr][lc] = A[row * K + t * TS + lc];
+        Bs[lr][lc] = B[(t * TS + lr) * N + col];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < TS; ++k) acc += As[lr][k] * Bs[k][lc];
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      C[row * N + col] = acc;
+    })");
+  const int n = 512;
+  Buf<float> A(n * n), B(n * n), C(n * n);
+  for (int i = 0; i < n * n; ++i) A[i] = float(i % 7) - 3, B[i] = float(i % 5) - 2;
+  Args args;
+  args.value(n).value(n).value(n).ptr(A.data()).ptr(B.data()).ptr(C.data());
+  auto r = range(2, {size_t(n), size_t(n)}, {16, 16});
+  run(*p, "sgemm", args, r);  // warm-up
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  auto t0 = Clock::now();
+  run(*p, "sgemm", args, r, threads);
+  double ms = ms_since(t0);
+  for (int i = 0; i < n; i += 37)
+    for (int j = 0; j < n; j += 41) {
+      float ref = 0;
+      for (int k = 0; k < n; ++k) ref += A[i * n + k] * B[k * n + j];
+      REQUIRE(C[i * n + j] == ref);
+    }
+  std::printf("  SGEMM %dx%d, 16x16 tiles, %u threads: %.1f ms, %.2f GFLOP/s\n", n, n, threads, ms,
+              2.0 * n * n * n / (ms * 1e6));
+}
+
+TEST_CASE("concurrent builds", "[build]") {
+  setenv("PARASOL_NO_KERNEL_CACHE", "1", 1);
+  std::vector<std::thread> ts;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([t, &ok] {
+      std::string src = "__kernel void k(__global int* a) { a[get_global_id(0)] = " + std::to_string(t) +
+                        " + (int)sin((float)get_local_id(0)); }";
+      auto r = build(src, "");
+      if (!r.program) return;
+      Buf<int> a(64);
+      Args args;
+      args.ptr(a.data());
+      run(*r.program, "k", args, range(1, {64}, {16}));
+      if (a[0] == t) ++ok;
+    });
+  for (auto& t : ts) t.join();
+  unsetenv("PARASOL_NO_KERNEL_CACHE");
+  REQUIRE(ok == 4);
+}

@@ -1,0 +1,459 @@
+// End-to-end kernels, each checked against a CPU reference.
+#include "executor.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include <unistd.h>
+
+using namespace test;
+
+TEST_CASE("vector add", "[e2e]") {
+  auto p = build_ok(R"(
+    __kernel void vadd(__global const float* a, __global const float* b, __global float* c) {
+      size_t i = get_global_id(0);
+      c[i] = a[i] + b[i];
+    })");
+  const size_t n = 4096;
+  Buf<float> a(n), b(n), c(n, -1);
+  for (size_t i = 0; i < n; ++i) a[i] = i * 0.5f, b[i] = 1000.0f - i;
+  Args args;
+  args.ptr(a.data()).ptr(b.data()).ptr(c.data());
+  run(*p, "vadd", args, range(1, {n}, {64}), 4);
+  for (size_t i = 0; i < n; ++i) REQUIRE(c[i] == a[i] + b[i]);
+  REQUIRE(p->kernels().size() == 1);
+  auto& k = p->kernels()[0];
+  CHECK(k.args.size() == 3);
+  CHECK(k.args[0].name == "a");
+  CHECK(k.args[0].type_name == "float*");
+  CHECK(k.args[0].kind == parasol::kernels::ArgKind::GlobalPointer);
+  CHECK(k.args[0].type_qualifier == CL_KERNEL_ARG_TYPE_CONST);
+}
+
+TEST_CASE("local-memory reduction with barriers", "[e2e][barrier]") {
+  auto p = build_ok(R"(
+    __kernel void reduce(__global const int* in, __global int* out, __local int* scratch) {
+      size_t lid = get_local_id(0), lsz = get_local_size(0);
+      scratch[lid] = in[get_global_id(0)];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (size_t s = lsz / 2; s > 0; s >>= 1) {
+        if (lid < s) scratch[lid] += scratch[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      if (lid == 0) out[get_group_id(0)] = scratch[0];
+    })");
+  const size_t n = 1 << 14, wg = 128;
+  Buf<int> in(n), out(n / wg, 0);
+  std::iota(in.begin(), in.end(), -500);
+  Args args;
+  args.ptr(in.data()).ptr(out.data()).local(wg * sizeof(int));
+  run(*p, "reduce", args, range(1, {n}, {wg}), 3);
+  for (size_t g = 0; g < n / wg; ++g) {
+    long ref = 0;
+    for (size_t i = 0; i < wg; ++i) ref += in[g * wg + i];
+    REQUIRE(out[g] == ref);
+  }
+}
+
+TEST_CASE("tiled transpose with a __local tile", "[e2e][barrier]") {
+  auto p = build_ok(R"(
+    #define T 16
+    __kernel void transpose(__global const float* in, __global float* out, int w, int h) {
+      __local float tile[T][T + 1];
+      int gx = get_group_id(0) * T, gy = get_group_id(1) * T;
+      int lx = get_local_id(0), ly = get_local_id(1);
+      tile[ly][lx] = in[(gy + ly) * w + gx + lx];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      out[(gx + ly) * h + gy + lx] = tile[lx][ly];
+    })");
+  REQUIRE(p->kernels()[0].static_local_bytes == 16 * 17 * sizeof(float));
+  const int w = 96, h = 64;
+  Buf<float> in(w * h), out(w * h, 0);
+  for (int i = 0; i < w * h; ++i) in[i] = float(i);
+  Args args;
+  args.ptr(in.data()).ptr(out.data()).value(w).value(h);
+  run(*p, "transpose", args, range(2, {size_t(w), size_t(h)}, {16, 16}), 2);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) REQUIRE(out[x * h + y] == in[y * w + x]);
+}
+
+TEST_CASE("prefix sum: barriers inside loops", "[e2e][barrier]") {
+  // Hillis-Steele inclusive scan in local memory, double-buffered.
+  auto p = build_ok(R"(
+    __kernel void scan(__global const uint* in, __global uint* out) {
+      __local uint buf[2][256];
+      uint lid = get_local_id(0), n = get_local_size(0);
+      int cur = 0;
+      buf[0][lid] = in[get_global_id(0)];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (uint off = 1; off < n; off <<= 1) {
+        uint v = buf[cur][lid];
+        if (lid >= off) v += buf[cur][lid - off];
+        buf[1 - cur][lid] = v;
+        cur = 1 - cur;
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      out[get_global_id(0)] = buf[cur][lid];
+    })");
+  const size_t n = 2048, wg = 256;
+  Buf<unsigned> in(n), out(n);
+  for (size_t i = 0; i < n; ++i) in[i] = (i * 7) % 13;
+  Args args;
+  args.ptr(in.data()).ptr(out.data());
+  run(*p, "scan", args, range(1, {n}, {wg}));
+  for (size_t g = 0; g < n / wg; ++g) {
+    unsigned acc = 0;
+    for (size_t i = 0; i < wg; ++i) {
+      acc += in[g * wg + i];
+      REQUIRE(out[g * wg + i] == acc);
+    }
+  }
+}
+
+TEST_CASE("barrier in a conditional and private arrays across barriers", "[e2e][barrier]") {
+  auto p = build_ok(R"(
+    __kernel void k(__global int* out, int flag) {
+      __local int sh[64];
+      int priv[4];
+      int lid = get_local_id(0);
+      for (int i = 0; i < 4; ++i) priv[i] = lid * 10 + i;
+      sh[lid] = lid;
+      if (flag) {   // uniform condition
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int t = sh[63 - lid] + priv[3];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        sh[lid] = t;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      out[get_global_id(0)] = sh[lid] + priv[lid & 3];
+    })");
+  for (int flag : {0, 1}) {
+    Buf<int> out(128);
+    Args args;
+    args.ptr(out.data()).value(flag);
+    run(*p, "k", args, range(1, {128}, {64}));
+    for (int g = 0; g < 2; ++g)
+      for (int l = 0; l < 64; ++l) {
+        int sh = flag ? (63 - l) + l * 10 + 3 : l;
+        REQUIRE(out[g * 64 + l] == sh + l * 10 + (l & 3));
+      }
+  }
+}
+
+TEST_CASE("vector types and swizzles", "[e2e]") {
+  auto p = build_ok(R"(
+    __kernel void v(__global float4* a, __global int8* b, __global float* c) {
+      size_t i = get_global_id(0);
+      float4 x = a[i];
+      a[i] = x.wzyx * (float4)(1.0f, 2.0f, 3.0f, 4.0f) + x.xxyy;
+      int8 y = b[i];
+      b[i] = y.s76543210 + (int8)(y.lo, y.hi) * 2;
+      float3 t = vload3(i, c);
+      vstore3(t.zxy + dot(x, x), i, c);
+    })");
+  const size_t n = 64;
+  Buf<float> a(n * 4), c(n * 3);
+  Buf<int> b(n * 8);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = float(i % 17) - 3;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = int(i) * 3 - 40;
+  for (size_t i = 0; i < c.size(); ++i) c[i] = float(i) * 0.25f;
+  auto a0 = a, c0 = c;
+  auto b0 = b;
+  Args args;
+  args.ptr(a.data()).ptr(b.data()).ptr(c.data());
+  run(*p, "v", args, range(1, {n}, {16}));
+  for (size_t i = 0; i < n; ++i) {
+    float* x = &a0[i * 4];
+    float m[4] = {1, 2, 3, 4};
+    float xx[4] = {x[0], x[0], x[1], x[1]};
+    for (int k = 0; k < 4; ++k) REQUIRE(a[i * 4 + k] == x[3 - k] * m[k] + xx[k]);
+    for (int k = 0; k < 8; ++k) REQUIRE(b[i * 8 + k] == b0[i * 8 + 7 - k] + b0[i * 8 + k] * 2);
+    float d = x[0] * x[0] + x[1] * x[1] + x[2] * x[2] + x[3] * x[3];
+    float* t = &c0[i * 3];
+    REQUIRE(c[i * 3 + 0] == Approx(t[2] + d));
+    REQUIRE(c[i * 3 + 1] == Approx(t[0] + d));
+    REQUIRE(c[i * 3 + 2] == Approx(t[1] + d));
+  }
+}
+
+TEST_CASE("integer built-ins", "[e2e][integer]") {
+  auto p = build_ok(R"(
+    __kernel void ints(__global const int* a, __global const int* b, __global int* out) {
+      size_t i = get_global_id(0);
+      int x = a[i], y = b[i];
+      out[i * 8 + 0] = add_sat(x, y);
+      out[i * 8 + 1] = sub_sat(x, y);
+      out[i * 8 + 2] = rotate(x, y);
+      out[i * 8 + 3] = mad24(x & 0x7fffff, y & 0x7fff, 7);
+      out[i * 8 + 4] = clz(x);
+      out[i * 8 + 5] = popcount(x);
+      out[i * 8 + 6] = mul_hi(x, y);
+      out[i * 8 + 7] = (int)abs(x) + hadd(x, y) + clamp(x, -5, 5) + max(x, y);
+    }
+    __kernel void uchars(__global const uchar4* a, __global uchar4* out) {
+      size_t i = get_global_id(0);
+      out[i] = add_sat(a[i], (uchar4)(200)) ^ popcount(a[i]) ^ rotate(a[i], (uchar4)(3));
+    })");
+  std::mt19937 rng(42);
+  const size_t n = 512;
+  Buf<int> a(n), b(n), out(n * 8);
+  for (size_t i = 0; i < n; ++i) a[i] = int(rng()), b[i] = int(rng());
+  a[0] = 0, a[1] = INT32_MAX, b[1] = 5, a[2] = INT32_MIN, b[2] = 7, a[3] = -1;
+  Args args;
+  args.ptr(a.data()).ptr(b.data()).ptr(out.data());
+  run(*p, "ints", args, range(1, {n}, {64}));
+  for (size_t i = 0; i < n; ++i) {
+    long long x = a[i], y = b[i];
+    auto sat = [](long long v) { return int(std::min<long long>(INT32_MAX, std::max<long long>(INT32_MIN, v))); };
+    unsigned ux = unsigned(x), r = unsigned(y) & 31;
+    int rot = int(r ? (ux << r) | (ux >> (32 - r)) : ux);
+    REQUIRE(out[i * 8 + 0] == sat(x + y));
+    REQUIRE(out[i * 8 + 1] == sat(x - y));
+    REQUIRE(out[i * 8 + 2] == rot);
+    REQUIRE(out[i * 8 + 3] == int((x & 0x7fffff) * (y & 0x7fff) + 7));
+    REQUIRE(out[i * 8 + 4] == (x == 0 ? 32 : __builtin_clz(unsigned(x))));
+    REQUIRE(out[i * 8 + 5] == __builtin_popcount(unsigned(x)));
+    REQUIRE(out[i * 8 + 6] == int((x * y) >> 32));
+    long long absx = x < 0 ? -x : x;
+    int h = int((x + y) >> 1);
+    int expect = int(unsigned(absx) + unsigned(h) + unsigned(std::clamp<long long>(x, -5, 5)) + unsigned(std::max(x, y)));
+    REQUIRE(out[i * 8 + 7] == expect);
+  }
+  Buf<unsigned char> ua(n * 4), uo(n * 4);
+  for (auto& v : ua) v = rng() & 255;
+  Args a2;
+  a2.ptr(ua.data()).ptr(uo.data());
+  run(*p, "uchars", a2, range(1, {n}, {32}));
+  for (size_t i = 0; i < ua.size(); ++i) {
+    unsigned v = ua[i];
+    unsigned s = std::min(255u, v + 200);
+    unsigned rot = ((v << 3) | (v >> 5)) & 255;
+    REQUIRE(uo[i] == ((s ^ __builtin_popcount(v) ^ rot) & 255));
+  }
+}
+
+TEST_CASE("atomics under contention", "[e2e][atomic]") {
+  auto p = build_ok(R"(
+    __kernel void count(__global int* counter, __global uint* maxv, __global long* sum64) {
+      __local int local_count;
+      if (get_local_id(0) == 0) local_count = 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      atomic_inc(counter);
+      atomic_inc(&local_count);
+      atomic_max(maxv, (uint)get_global_id(0));
+      atom_add(sum64, (long)get_global_id(0));
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (get_local_id(0) == 0) atomic_add(counter + 1, local_count);
+    })");
+  int counter[2] = {0, 0};
+  unsigned maxv = 0;
+  long long sum = 0;
+  const size_t n = 64 * 1024;
+  Args args;
+  args.ptr(counter).ptr(&maxv).ptr(&sum);
+  run(*p, "count", args, range(1, {n}, {64}), 8);
+  REQUIRE(counter[0] == int(n));
+  REQUIRE(counter[1] == int(n));
+  REQUIRE(maxv == n - 1);
+  REQUIRE(sum == (long long)(n * (n - 1) / 2));
+}
+
+TEST_CASE("async_work_group_copy", "[e2e]") {
+  auto p = build_ok(R"(
+    __kernel void k(__global const float* in, __global float* out) {
+      __local float tile[128];
+      event_t e = async_work_group_copy(tile, in + get_group_id(0) * 128, 128, 0);
+      wait_group_events(1, &e);
+      tile[get_local_id(0)] *= 2.0f;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      e = async_work_group_copy(out + get_group_id(0) * 128, tile, 128, 0);
+      wait_group_events(1, &e);
+    })");
+  Buf<float> in(1024), out(1024);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = float(i) + 0.5f;
+  Args args;
+  args.ptr(in.data()).ptr(out.data());
+  run(*p, "k", args, range(1, {1024}, {128}));
+  for (size_t i = 0; i < in.size(); ++i) REQUIRE(out[i] == in[i] * 2);
+}
+
+TEST_CASE("printf", "[e2e]") {
+  auto p = build_ok(R"(
+    __kernel void hello(int x) {
+      if (get_global_id(0) == 2) printf("hello %d from %d, %.2f\n", x, (int)get_global_id(0), 1.5f);
+    })");
+  std::fflush(stdout);
+  char buf[256] = {};
+  std::FILE* tmp = std::tmpfile();
+  int saved = dup(fileno(stdout));
+  dup2(fileno(tmp), fileno(stdout));
+  Args args;
+  args.value(42);
+  run(*p, "hello", args, range(1, {4}, {4}));
+  std::fflush(stdout);
+  dup2(saved, fileno(stdout));
+  close(saved);
+  std::rewind(tmp);
+  size_t got = std::fread(buf, 1, sizeof buf - 1, tmp);
+  std::fclose(tmp);
+  REQUIRE(std::string(buf, got) == "hello 42 from 2, 1.50\n");
+}
+
+TEST_CASE("kernel-scope __local arrays and a __local pointer argument", "[e2e]") {
+  auto p = build_ok(R"(
+    __kernel void k(__global int* out, __local int* arg_scratch) {
+      __local int a[32];
+      __local short b[3];
+      int l = get_local_id(0);
+      a[l] = l * 2;
+      arg_scratch[l] = l * 3;
+      if (l < 3) b[l] = (short)(100 + l);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      out[get_global_id(0)] = a[31 - l] + arg_scratch[(l + 1) % 32] + b[l % 3];
+    })");
+  CHECK(p->kernels()[0].static_local_bytes >= 32 * 4 + 3 * 2);
+  CHECK(p->kernels()[0].args[1].kind == parasol::kernels::ArgKind::LocalPointer);
+  Buf<int> out(96);
+  Args args;
+  args.ptr(out.data()).local(32 * sizeof(int));
+  run(*p, "k", args, range(1, {96}, {32}), 3);
+  for (int i = 0; i < 96; ++i) {
+    int l = i % 32;
+    REQUIRE(out[i] == (31 - l) * 2 + ((l + 1) % 32) * 3 + 100 + l % 3);
+  }
+}
+
+TEST_CASE("OpenCL 2.0 atomics", "[e2e][atomic]") {
+  auto p = build_ok(R"(
+    __kernel void k(__global atomic_int* counter, __global atomic_uint* mx, __global int* old) {
+      int prev = atomic_fetch_add_explicit(counter, 2, memory_order_relaxed, memory_scope_device);
+      atomic_fetch_max(mx, (uint)get_global_id(0));
+      int expected = 0;
+      if (atomic_compare_exchange_strong(counter + 1, &expected, 5)) old[0] = 1;
+    })", "-cl-std=CL2.0");
+  int counter[2] = {0, 0}, old = 0;
+  unsigned mx = 0;
+  Args args;
+  args.ptr(counter).ptr(&mx).ptr(&old);
+  run(*p, "k", args, range(1, {4096}, {64}), 4);
+  REQUIRE(counter[0] == 8192);
+  REQUIRE(counter[1] == 5);
+  REQUIRE(mx == 4095);
+  REQUIRE(old == 1);
+}
+
+TEST_CASE("by-value arguments", "[e2e]") {
+  auto p = build_ok(R"(
+    typedef struct { int a; float b; double c; char d[24]; } Params;  // > 16 bytes: passed by reference
+    typedef struct { int x, y; } Small;                               // coerced by the x86-64 ABI
+    __kernel void k(__global double* out, Params p, float3 v, char c, double d, Small s, ulong u) {
+      out[0] = p.a + p.b + p.c + p.d[23];
+      out[1] = v.x + v.y * 10 + v.z * 100;
+      out[2] = c + d;
+      out[3] = s.x - s.y;
+      out[4] = (double)u;
+    })");
+  struct Params { int a; float b; double c; char d[24]; } prm{3, 0.5f, 0.25, {}};
+  prm.d[23] = 9;
+  struct Small { int x, y; } sm{10, 3};
+  cl_float3 v;
+  v.s[0] = 1, v.s[1] = 2, v.s[2] = 3;
+  double out[5] = {};
+  Args args;
+  args.ptr(out).value(prm).value(v).value(char(-4)).value(2.5).value(sm).value(uint64_t(1) << 40);
+  auto& info = p->kernels()[0];
+  CHECK(info.args[1].size == sizeof(Params));
+  CHECK(info.args[2].size == 16);
+  CHECK(info.args[3].size == 1);
+  CHECK(info.args[5].size == sizeof(Small));
+  run(*p, "k", args, range(1, {1}, {1}));
+  REQUIRE(out[0] == 3 + 0.5 + 0.25 + 9);
+  REQUIRE(out[1] == 321);
+  REQUIRE(out[2] == -1.5);
+  REQUIRE(out[3] == 7);
+  REQUIRE(out[4] == double(uint64_t(1) << 40));
+}
+
+TEST_CASE("3D range and work-item functions", "[e2e]") {
+  auto p = build_ok(R"(
+    __kernel void k(__global uint* out) {
+      size_t gx = get_global_id(0), gy = get_global_id(1), gz = get_global_id(2);
+      size_t lin = (gz * get_global_size(1) + gy) * get_global_size(0) + gx;
+      out[lin] = get_local_linear_id() + 1000 * get_group_id(2) + 100000 * get_work_dim()
+                 + (get_global_linear_id() == lin ? 0 : 1u << 31);
+    })", "-cl-std=CL2.0");
+  Buf<unsigned> out(8 * 6 * 4);
+  Args args;
+  args.ptr(out.data());
+  run(*p, "k", args, range(3, {8, 6, 4}, {4, 3, 2}), 2);
+  for (unsigned z = 0; z < 4; ++z)
+    for (unsigned y = 0; y < 6; ++y)
+      for (unsigned x = 0; x < 8; ++x) {
+        unsigned lid = ((z % 2) * 3 + y % 3) * 4 + x % 4;
+        REQUIRE(out[(z * 6 + y) * 8 + x] == lid + 1000 * (z / 2) + 300000);
+      }
+}
+
+TEST_CASE("barriers in called functions, kernels calling kernels, __constant data", "[e2e][barrier]") {
+  auto p = build_ok(R"(
+    __constant int weights[4] = {1, 10, 100, 1000};
+    void stage(__local int* s, int lid) {      // a barrier inside a helper
+      int v = s[(lid + 1) % 64];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      s[lid] = v * weights[lid & 3];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    __kernel void inner(__global int* out) {
+      __local int s[64];
+      int lid = get_local_id(0);
+      s[lid] = lid;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      int n = out[get_group_id(0) * 64];   // uniform trip count read from memory
+      for (int i = 0; i < n; ++i) stage(s, lid);
+      out[get_global_id(0)] = s[lid];
+    }
+    __kernel void outer(__global int* out) { inner(out); }
+  )");
+  for (const char* k : {"inner", "outer"}) {
+    Buf<int> out(128, 0);
+    out[0] = 1;   // group 0: one stage
+    out[64] = 2;  // group 1: two stages
+    Args args;
+    args.ptr(out.data());
+    run(*p, k, args, range(1, {128}, {64}), 2);
+    int w[4] = {1, 10, 100, 1000};
+    for (int l = 0; l < 64; ++l) {
+      REQUIRE(out[l] == ((l + 1) % 64) * w[l & 3]);
+      int once_next = ((l + 2) % 64) * w[((l + 1) % 64) & 3];
+      REQUIRE(out[64 + l] == once_next * w[l & 3]);
+    }
+  }
+}
+
+TEST_CASE("large work-group with private arrays across a barrier", "[e2e][barrier]") {
+  auto p = build_ok(R"(
+    __kernel void k(__global float* out) {
+      float priv[16];
+      __local float sh[1024];
+      int l = get_local_id(0);
+      for (int i = 0; i < 16; ++i) priv[i] = l + i;
+      sh[l] = priv[l & 15];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      float acc = 0;
+      for (int i = 0; i < 16; ++i) acc += priv[i] * sh[1023 - l];
+      out[get_global_id(0)] = acc;
+    })");
+  Buf<float> out(2048);
+  Args args;
+  args.ptr(out.data());
+  run(*p, "k", args, range(1, {2048}, {1024}), 2);
+  for (int g = 0; g < 2048; ++g) {
+    int l = g % 1024, r = 1023 - l;
+    float sh = float(r + (r & 15)), acc = 0;
+    for (int i = 0; i < 16; ++i) acc += float(l + i) * sh;
+    REQUIRE(out[g] == Approx(acc));
+  }
+}
