@@ -22,9 +22,14 @@ std::span<Device* const> Platform::devices() {
     if (!rt) return;
     for (const auto& w : rt->vendor_workers()) {
       devices_.push_back(create<Device>(w));
-      log::info("device ", devices_.size() - 1, ": ", devices_.back()->name(), " (",
-                devices_.back()->vendor_platform_name(), ")");
+      log::info("device ", devices_.size() - 1, ": ", devices_.back()->name(), " [",
+                devices_.back()->vendor_platform_name(), "] (StarPU worker ", w.worker_id, ")");
     }
+    if (devices_.empty())
+      log::warn("Parasol found no vendor OpenCL device: its platform has no devices "
+                "(PARASOL_LOG=info says why each vendor device was left out)");
+    else
+      log::info("Parasol platform: ", devices_.size(), " devices");
   });
   return devices_;
 }

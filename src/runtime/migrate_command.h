@@ -12,12 +12,14 @@ class MigrateCommand final : public TaskCommand {
   MigrateCommand(core::Device* device, std::vector<core::Ref<core::Buffer>> buffers,
                  bool content_undefined);
   cl_int execute(void* buffers[], core::Device& device, cl_event& done) override;
+  std::size_t bytes() const override;
 
  protected:
   const char* name() const override { return "migrate"; }
 
  private:
   std::vector<core::Ref<core::Buffer>> buffers_;
+  bool content_undefined_;
 };
 
 }  // namespace parasol::runtime
