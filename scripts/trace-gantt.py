@@ -78,8 +78,11 @@ def main(argv):
     ax.set_xlim(left=0)
     ax.grid(axis="x", linestyle=":", linewidth=0.5)
     ax.set_title("Parasol trace: %s (%d commands)" % (os.path.basename(trace_path), len(bars)))
-    if names:
-        ax.legend(handles=[Patch(facecolor=colour[n], edgecolor="black", label=n) for n in names],
+    handles = [Patch(facecolor=colour[n], edgecolor="black", label=n) for n in names]
+    if any("status" in e.get("args", {}) for e in bars):
+        handles.append(Patch(facecolor="white", edgecolor="black", hatch="xx", label="failed"))
+    if handles:
+        ax.legend(handles=handles,
                   loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
     fig.tight_layout()
     fig.savefig(png_path)

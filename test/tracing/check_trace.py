@@ -11,6 +11,9 @@ PARASOL_TRACE / PARASOL_LOG and check what Parasol wrote.
   check_trace.py log SUITE_ENV CONTEXT_QUEUE_RUN OUT_DIR
       PARASOL_LOG=info names every device with its vendor, the context's
       policy and its devices; the trace shows the kernel on a context queue
+  check_trace.py failure SUITE_ENV CONTEXT_QUEUE_RUN OUT_DIR
+      a launch the vendor refuses: the log names the kernel, device, vendor
+      and error; the trace shows the command failed, with its status
 """
 import json
 import os
@@ -28,11 +31,17 @@ def require(cond, message):
         raise Failure(message)
 
 
+class Skipped(Exception):
+    pass
+
+
 def run(cmd, env_extra):
     env = dict(os.environ)
     env.update(env_extra)
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                        timeout=100)
+    if p.returncode == 77:
+        raise Skipped(p.stdout.strip())
     require(p.returncode == 0, "%s exited with %d\nstdout:\n%s\nstderr:\n%s"
             % (" ".join(cmd), p.returncode, p.stdout, p.stderr))
     return p.stdout, p.stderr
@@ -167,6 +176,28 @@ def check_log(suite_env, program, out_dir):
     print("log OK: %d devices, policy '%s', add_one on %s" % (len(found), policy, ran_on))
 
 
+def check_failure(suite_env, program, out_dir):
+    trace = os.path.join(out_dir, "failure.json")
+    if os.path.exists(trace):
+        os.remove(trace)
+    stdout, log = run([suite_env, program, "--fail"], {"PARASOL_LOG": "warn",
+                                                         "PARASOL_TRACE": trace})
+    m = re.search(r"^\[parasol\] error: kernel add_local on (Oclgrind[^\n]*\[Oclgrind\]): the "
+                  r"vendor refused the launch: (CL_\w+) \((-\d+)\)$", log, re.M)
+    require(m, "the log does not say which vendor refused the launch and why:\n" + log)
+    device, name, code = m.groups()
+    lanes, bars, _ = load_trace(trace)
+    kernels = [e for e in bars if e["name"] == "add_local"]
+    require(len(kernels) == 1, "expected one add_local event: %s" % bars)
+    e = kernels[0]
+    require(lanes[e["tid"]] == device, "add_local is on lane %s, not %s" % (lanes[e["tid"]], device))
+    require(e["args"].get("status") == "%s (%s)" % (name, code) and e.get("cname") == "terrible",
+            "the failed command's event does not carry its status %s: %s" % (name, e))
+    require(all("status" not in x["args"] for x in bars if x is not e),
+            "only add_local failed: %s" % bars)
+    print("failure OK: add_local on %s failed with %s (%s)" % (device, name, code))
+
+
 def main(argv):
     try:
         if argv[1] == "hello-mixed":
@@ -175,11 +206,16 @@ def main(argv):
             check_gantt(*argv[2:4])
         elif argv[1] == "log":
             check_log(*argv[2:5])
+        elif argv[1] == "failure":
+            check_failure(*argv[2:5])
         else:
             raise Failure("unknown check " + argv[1])
     except Failure as f:
         print("FAILED: %s" % f)
         return 1
+    except Skipped as s:
+        print("skipped: %s" % s)
+        return 77
     return 0
 
 
