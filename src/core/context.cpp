@@ -14,7 +14,21 @@ namespace parasol::core {
 Context::Context(std::vector<Device*> devices, std::vector<cl_context_properties> properties,
                  ContextNotify notify, void* user_data, std::string scheduler)
     : devices_(std::move(devices)), properties_(std::move(properties)), notify_(notify),
-      user_data_(user_data), scheduler_(std::move(scheduler)) {}
+      user_data_(user_data), scheduler_(std::move(scheduler)) {
+  if (!log::enabled(log::Level::Info)) return;
+  log::info("context ", static_cast<const void*>(this), " over ", devices_.size(), " devices (",
+            device_list(), "): its context queues place commands with policy '", scheduler_,
+            "' (StarPU ", schedulers::starpu_policy(scheduler_), ")");
+}
+
+std::string Context::device_list() const {
+  std::string out;
+  for (const Device* d : devices_) {
+    if (!out.empty()) out += ", ";
+    out += d->name() + " [" + d->vendor_platform_name() + "]";
+  }
+  return out;
+}
 
 void Context::add_destructor_callback(void(CL_CALLBACK* fn)(cl_context, void*),
                                       void* user_data) {
@@ -53,15 +67,18 @@ unsigned Context::sched_ctx() {
                                           "parasol", STARPU_SCHED_CTX_POLICY_NAME,
                                           policy.c_str(), 0);
     if (id == STARPU_NMAX_SCHED_CTXS || id == 0) {
-      log::warn("no StarPU scheduling context left for a new context; its context queues "
-                "use StarPU's global context and its policy instead of '", scheduler_, "'");
+      log::warn("no StarPU scheduling context left for context ", static_cast<const void*>(this),
+                " (StarPU 1.3 allows ", STARPU_NMAX_SCHED_CTXS, "); its context queues use "
+                "StarPU's global context, over every device, and its policy instead of '",
+                scheduler_, "'");
       sched_ctx_ = 0;
       return;
     }
     sched_ctx_ = id;
     owns_sched_ctx_ = true;
-    log::info("context ", static_cast<const void*>(this), " schedules with '", scheduler_,
-              "' (StarPU policy ", policy, ") over ", workers.size(), " devices");
+    log::info("context ", static_cast<const void*>(this), ": its first context queue schedules "
+              "with policy '", scheduler_, "' (StarPU ", policy, ", scheduling context ", id,
+              ") over ", workers.size(), " devices: ", device_list());
   });
   return sched_ctx_;
 }

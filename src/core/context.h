@@ -36,6 +36,9 @@ class Context final : public Object<Context, _cl_context, ObjectKind::Context> {
   void add_destructor_callback(void(CL_CALLBACK* fn)(cl_context, void*), void* user_data);
 
  private:
+  // "name [vendor], name [vendor]" for logs.
+  std::string device_list() const;
+
   std::vector<Device*> devices_;
   std::vector<cl_context_properties> properties_;
   ContextNotify notify_;

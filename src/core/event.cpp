@@ -12,11 +12,14 @@ namespace {
 // or failed commands from growing the stack.
 thread_local std::vector<Ref<Event>>* t_ready_list = nullptr;
 
+std::atomic<std::uint64_t> g_next_event_id{1};
+
 }  // namespace
 
 Event::Event(Context* context, CommandQueue* queue, cl_command_type type,
              std::unique_ptr<Command> work)
-    : context_holder_(context), context_(context), queue_holder_(queue), queue_(queue),
+    : id_(g_next_event_id.fetch_add(1, std::memory_order_relaxed)),
+      context_holder_(context), context_(context), queue_holder_(queue), queue_(queue),
       type_(type), work_(std::move(work)),
       status_(queue ? CL_QUEUED : CL_SUBMITTED), t_queued_(now_ns()) {}
 

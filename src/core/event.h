@@ -44,6 +44,9 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
         std::unique_ptr<Command> work);
   ~Event();
 
+  // A small number naming this event in logs and traces: events are numbered
+  // 1, 2, 3... in the order they are created, process-wide.
+  std::uint64_t id() const { return id_; }
   Context* context() const { return context_; }
   CommandQueue* queue() const { return queue_; }
   cl_command_type command_type() const { return type_; }
@@ -92,6 +95,7 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   void launch_now();  // every dependency is done
   void set_status(cl_int status, std::unique_lock<std::mutex>& lock);
 
+  std::uint64_t id_;
   Ref<Context> context_holder_;
   Context* context_;
   Ref<CommandQueue> queue_holder_;

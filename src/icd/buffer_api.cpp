@@ -90,14 +90,15 @@ cl_int check_range(const char* function, const Buffer& b, size_t offset, size_t 
 }
 
 // The one path of every host-side transfer command.
+// bytes: what the command moves between the host and the buffers (traces).
 cl_int enqueue_host(const char* function, CommandQueue* q, cl_command_type type,
-                    std::vector<HostAccess> accesses, std::function<cl_int()> body,
+                    std::size_t bytes, std::vector<HostAccess> accesses, std::function<cl_int()> body,
                     cl_bool blocking, cl_uint num_events, const cl_event* wait_list,
                     cl_event* event) {
   std::vector<core::Event*> waits;
   if (cl_int err = check_wait_list(function, num_events, wait_list, q->context(), waits))
     return err;
-  auto work = std::make_unique<runtime::HostCommand>(std::move(accesses), std::move(body));
+  auto work = std::make_unique<runtime::HostCommand>(std::move(accesses), std::move(body), bytes);
   Ref<core::Event> e = q->enqueue(type, std::move(work), waits);
   cl_int result = CL_SUCCESS;
   if (blocking && e->wait() < 0) result = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
@@ -255,7 +256,7 @@ cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem bu
   PARASOL_REFUSE_IF(!ptr, CL_INVALID_VALUE, "ptr is null");
   if (cl_int err = check_host_read(__func__, *b)) return err;
   return enqueue_host(
-      __func__, q, CL_COMMAND_READ_BUFFER, {{Ref<Buffer>(b), STARPU_R}},
+      __func__, q, CL_COMMAND_READ_BUFFER, size, {{Ref<Buffer>(b), STARPU_R}},
       [b, offset, size, ptr] {
         std::memcpy(ptr, b->host_bytes() + offset, size);
         return CL_COMPLETE;
@@ -275,7 +276,7 @@ cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem b
   if (cl_int err = check_host_write(__func__, *b)) return err;
   // A non-blocking write may read ptr until it completes (the spec's rule).
   return enqueue_host(
-      __func__, q, CL_COMMAND_WRITE_BUFFER, {{Ref<Buffer>(b), write_mode(*b, offset, size)}},
+      __func__, q, CL_COMMAND_WRITE_BUFFER, size, {{Ref<Buffer>(b), write_mode(*b, offset, size)}},
       [b, offset, size, ptr] {
         std::memcpy(b->host_bytes() + offset, ptr, size);
         return CL_COMPLETE;
@@ -299,7 +300,7 @@ cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem sr
                       "source and destination regions overlap");
   }
   return enqueue_host(
-      __func__, q, CL_COMMAND_COPY_BUFFER,
+      __func__, q, CL_COMMAND_COPY_BUFFER, size,
       {{Ref<Buffer>(src), STARPU_R}, {Ref<Buffer>(dst), write_mode(*dst, dst_offset, size)}},
       [src, dst, src_offset, dst_offset, size] {
         std::memmove(dst->host_bytes() + dst_offset, src->host_bytes() + src_offset, size);
@@ -324,7 +325,7 @@ cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem bu
   std::vector<std::byte> bytes(static_cast<const std::byte*>(pattern),
                                static_cast<const std::byte*>(pattern) + pattern_size);
   return enqueue_host(
-      __func__, q, CL_COMMAND_FILL_BUFFER, {{Ref<Buffer>(b), write_mode(*b, offset, size)}},
+      __func__, q, CL_COMMAND_FILL_BUFFER, size, {{Ref<Buffer>(b), write_mode(*b, offset, size)}},
       [b, offset, size, bytes = std::move(bytes)] {
         std::byte* to = b->host_bytes() + offset;
         for (size_t i = 0; i < size; i += bytes.size()) std::memcpy(to + i, bytes.data(), bytes.size());
@@ -357,7 +358,7 @@ cl_int CL_API_CALL clEnqueueReadBufferRect(
                          host_slice_pitch};
   std::array<size_t, 3> r{region[0], region[1], region[2]};
   return enqueue_host(
-      __func__, q, CL_COMMAND_READ_BUFFER_RECT, {{Ref<Buffer>(b), STARPU_R}},
+      __func__, q, CL_COMMAND_READ_BUFFER_RECT, r[0] * r[1] * r[2], {{Ref<Buffer>(b), STARPU_R}},
       [b, from, to, r, ptr] {
         runtime::copy_rect(static_cast<std::byte*>(ptr), to, b->host_bytes(), from, r.data());
         return CL_COMPLETE;
@@ -389,7 +390,8 @@ cl_int CL_API_CALL clEnqueueWriteBufferRect(
                            host_slice_pitch};
   std::array<size_t, 3> r{region[0], region[1], region[2]};
   return enqueue_host(
-      __func__, q, CL_COMMAND_WRITE_BUFFER_RECT, {{Ref<Buffer>(b), STARPU_RW}},
+      __func__, q, CL_COMMAND_WRITE_BUFFER_RECT, r[0] * r[1] * r[2],
+      {{Ref<Buffer>(b), STARPU_RW}},
       [b, from, to, r, ptr] {
         runtime::copy_rect(b->host_bytes(), to, static_cast<const std::byte*>(ptr), from, r.data());
         return CL_COMPLETE;
@@ -426,7 +428,7 @@ cl_int CL_API_CALL clEnqueueCopyBufferRect(
                          dst_slice_pitch};
   std::array<size_t, 3> r{region[0], region[1], region[2]};
   return enqueue_host(
-      __func__, q, CL_COMMAND_COPY_BUFFER_RECT,
+      __func__, q, CL_COMMAND_COPY_BUFFER_RECT, r[0] * r[1] * r[2],
       {{Ref<Buffer>(src), STARPU_R}, {Ref<Buffer>(dst), STARPU_RW}},
       [src, dst, from, to, r] {
         runtime::copy_rect(dst->host_bytes(), to, src->host_bytes(), from, r.data());
@@ -472,7 +474,7 @@ void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buff
     auto staging = m.staging;
     b->add_mapping(std::move(m));
     cl_int r = enqueue_host(
-        __func__, q, CL_COMMAND_MAP_BUFFER, {{Ref<Buffer>(b), STARPU_R}},
+        __func__, q, CL_COMMAND_MAP_BUFFER, fetch ? size : 0, {{Ref<Buffer>(b), STARPU_R}},
         [b, offset, size, staging, fetch] {
           if (staging && fetch) std::memcpy(staging.get(), b->host_bytes() + offset, size);
           return CL_COMPLETE;
@@ -499,14 +501,15 @@ cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_me
                     "mapped_ptr is not a pointer this buffer mapped");
   bool wrote = m.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION);
   if (!wrote)
-    return enqueue_host(__func__, q, CL_COMMAND_UNMAP_MEM_OBJECT, {}, [] { return CL_COMPLETE; },
+    return enqueue_host(__func__, q, CL_COMMAND_UNMAP_MEM_OBJECT, 0, {}, [] { return CL_COMPLETE; },
                         CL_FALSE, num_events_in_wait_list, event_wait_list, event);
   // The user's bytes are kept aside before StarPU may refresh main RAM, then
   // written over the mapped region only.
   auto saved = m.staging;
   bool in_place = !saved;
   return enqueue_host(
-      __func__, q, CL_COMMAND_UNMAP_MEM_OBJECT, {{Ref<Buffer>(b), STARPU_RW}},
+      __func__, q, CL_COMMAND_UNMAP_MEM_OBJECT, in_place ? 0 : m.size,
+      {{Ref<Buffer>(b), STARPU_RW}},
       [b, m, saved, in_place] {
         if (in_place) return CL_COMPLETE;  // USE_HOST_PTR: written in place
         std::memcpy(b->host_bytes() + m.offset, saved.get(), m.size);
@@ -527,6 +530,7 @@ cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue,
                     CL_INVALID_VALUE, "unknown migration flags");
   std::vector<Ref<Buffer>> buffers;
   std::vector<HostAccess> accesses;
+  std::size_t bytes = 0;
   for (cl_uint i = 0; i < num_mem_objects; ++i) {
     auto* b = checked<Buffer>(mem_objects[i]);
     PARASOL_REFUSE_IF(!b, CL_INVALID_MEM_OBJECT, "mem_objects[", i, "] is not a live buffer");
@@ -534,6 +538,7 @@ cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue,
                       "mem_objects[", i, "] belongs to another context");
     buffers.emplace_back(b);
     accesses.push_back({Ref<Buffer>(b), STARPU_R});
+    bytes += b->size();
   }
   std::vector<core::Event*> waits;
   if (cl_int err = check_wait_list(__func__, num_events_in_wait_list, event_wait_list,
@@ -541,7 +546,8 @@ cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue,
     return err;
   std::unique_ptr<core::Command> work;
   if (flags & CL_MIGRATE_MEM_OBJECT_HOST)
-    work = std::make_unique<runtime::HostCommand>(std::move(accesses), [] { return CL_COMPLETE; });
+    work = std::make_unique<runtime::HostCommand>(std::move(accesses), [] { return CL_COMPLETE; },
+                                                  bytes);
   else if (q->device())
     work = std::make_unique<runtime::MigrateCommand>(
         q->device(), std::move(buffers), flags & CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED);

@@ -15,11 +15,12 @@
 
 #include "core/event.h"
 #include "core/object.h"
+#include "util/error_name.h"
 #include "util/log.h"
 
 namespace parasol::icd {
 
-const char* error_name(cl_int code);
+using parasol::error_name;
 
 template <typename... Parts>
 cl_int refuse(const char* function, cl_int code, const Parts&... parts) {

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/trace.h"
+
 namespace parasol::runtime {
 
-HostCommand::HostCommand(std::vector<HostAccess> accesses, std::function<cl_int()> body)
-    : accesses_(std::move(accesses)), body_(std::move(body)) {
+HostCommand::HostCommand(std::vector<HostAccess> accesses, std::function<cl_int()> body,
+                         std::size_t bytes)
+    : accesses_(std::move(accesses)), body_(std::move(body)), bytes_(bytes) {
   // One acquire per StarPU handle (sub-buffers share their parent's), in
   // address order so two commands never wait on each other's half.
   for (const auto& a : accesses_) {
@@ -37,6 +40,7 @@ void HostCommand::acquire_next() {
   event_->set_running();
   cl_int status = body_();
   for (const Acquire& a : acquires_) starpu_data_release_on_node(a.handle, STARPU_MAIN_RAM);
+  if (trace::enabled()) trace::record(*event_, nullptr, bytes_, status);
   event_->complete(status);  // may destroy this command: nothing after
 }
 

@@ -20,8 +20,10 @@ struct HostAccess {
 
 class HostCommand final : public core::Command {
  public:
-  // body returns the command's status (CL_COMPLETE or a negative error).
-  HostCommand(std::vector<HostAccess> accesses, std::function<cl_int()> body);
+  // body returns the command's status (CL_COMPLETE or a negative error);
+  // bytes: what it moves between the host and the buffers (for traces).
+  HostCommand(std::vector<HostAccess> accesses, std::function<cl_int()> body,
+              std::size_t bytes = 0);
   void launch(core::Event& event) override;
 
  private:
@@ -36,6 +38,7 @@ class HostCommand final : public core::Command {
   std::vector<Acquire> acquires_;     // one per distinct handle, sorted
   std::size_t next_ = 0;
   std::function<cl_int()> body_;
+  std::size_t bytes_;
   core::Event* event_ = nullptr;
 };
 

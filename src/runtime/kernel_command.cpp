@@ -5,6 +5,8 @@
 
 #include <functional>
 #include <string>
+
+#include "util/error_name.h"
 #include "util/log.h"
 
 namespace parasol::runtime {
@@ -82,7 +84,8 @@ std::size_t KernelCommand::size() const { return range_.global[0] * range_.globa
 cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event& done) {
   cl_kernel k = kernel_->vendor_for(&device);
   if (!k) {
-    log::error("kernel ", kernel_->name(), " is not built for ", device.name());
+    log::error("kernel ", kernel_->name(), " is not built for ", device.name(), " [",
+               device.vendor_platform_name(), "]: CL_INVALID_PROGRAM_EXECUTABLE");
     return CL_INVALID_PROGRAM_EXECUTABLE;
   }
   // Vendor sub-buffers for Parasol sub-buffers: released once enqueued (the
@@ -120,8 +123,9 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event& d
         break;
     }
     if (err != CL_SUCCESS) {
-      log::error("kernel ", kernel_->name(), " on ", device.name(), ": argument ", i,
-                 " refused by the vendor (error ", err, ")");
+      log::error("kernel ", kernel_->name(), " on ", device.name(), " [",
+                 device.vendor_platform_name(), "]: argument ", i, " refused by the vendor: ",
+                 error_name(err), " (", err, ")");
       return err;
     }
   }
@@ -131,8 +135,9 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event& d
                                       local_given ? range_.local.data() : nullptr, 0, nullptr,
                                       &done);
   if (err != CL_SUCCESS) {
-    log::error("kernel ", kernel_->name(), " on ", device.name(), " (",
-               device.vendor_platform_name(), "): launch failed with error ", err);
+    log::error("kernel ", kernel_->name(), " on ", device.name(), " [",
+               device.vendor_platform_name(), "]: the vendor refused the launch: ",
+               error_name(err), " (", err, ")");
     done = nullptr;
     return err;
   }

@@ -13,12 +13,14 @@ class MigrateCommand final : public TaskCommand {
                  bool content_undefined);
   cl_int execute(void* buffers[], core::Device& device, cl_event& done) override;
   cl_int execute_on_host(void*[], core::Device&) override { return CL_COMPLETE; }
+  std::size_t bytes() const override;
 
  protected:
   const char* name() const override { return "migrate"; }
 
  private:
   std::vector<core::Ref<core::Buffer>> buffers_;
+  bool content_undefined_;
 };
 
 }  // namespace parasol::runtime

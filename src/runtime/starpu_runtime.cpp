@@ -2,13 +2,18 @@
 
 #include <starpu.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "runtime/deferred_release.h"
 #include "runtime/native/native_compiler.h"
 #include "runtime/device_stats.h"
+#include "runtime/trace.h"
+#include "util/error_name.h"
 #include "util/log.h"
 
 namespace parasol::runtime {
@@ -27,6 +32,68 @@ void set_default_environment() {
   // Vendors run their own threads; pinning StarPU's driver threads on top of
   // them only fights the vendor's placement.
   setenv("STARPU_WORKERS_NOBIND", "1", 0);
+}
+
+std::string platform_name(cl_platform_id p) {
+  char name[256] = "";
+  clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
+  return name;
+}
+
+std::string device_name(cl_device_id d) {
+  char name[256] = "";
+  clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof name, name, nullptr);
+  return name;
+}
+
+// Says which vendor platforms failed to list their devices, and why each
+// vendor device StarPU made no worker for is not a Parasol device. Runs while
+// discovering() still holds, so Parasol's own platform answers "no device".
+void log_vendors(const std::vector<VendorWorker>& workers) {
+  cl_uint n = 0;
+  if (cl_int err = clGetPlatformIDs(0, nullptr, &n); err != CL_SUCCESS || n == 0) {
+    log::warn("the ICD loader lists no OpenCL platform (", error_name(err), ", ", err,
+              "): Parasol has no vendor to re-export");
+    return;
+  }
+  std::vector<cl_platform_id> platforms(n);
+  clGetPlatformIDs(n, platforms.data(), nullptr);
+  for (cl_platform_id p : platforms) {
+    const std::string vendor = platform_name(p);
+    if (vendor == "Parasol") continue;
+    cl_uint count = 0;
+    cl_int err = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &count);
+    if (err == CL_DEVICE_NOT_FOUND || (err == CL_SUCCESS && count == 0)) {
+      log::info("vendor platform '", vendor, "' has no device");
+      continue;
+    }
+    if (err != CL_SUCCESS) {
+      log::warn("vendor platform '", vendor, "' failed to list its devices: ", error_name(err),
+                " (", err, "); its devices are left out");
+      continue;
+    }
+    std::vector<cl_device_id> devices(count);
+    clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, count, devices.data(), nullptr);
+    for (cl_device_id d : devices) {
+      bool kept = std::any_of(workers.begin(), workers.end(),
+                              [d](const VendorWorker& w) { return w.device == d; });
+      if (kept) continue;
+      cl_device_type type = 0;
+      clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
+      const char* on_cpus = std::getenv("STARPU_OPENCL_ON_CPUS");
+      const char* nopencl = std::getenv("STARPU_NOPENCL");
+      std::string why;
+      if ((type & CL_DEVICE_TYPE_CPU) && (!on_cpus || std::atoi(on_cpus) == 0))
+        why = "a CPU device while STARPU_OPENCL_ON_CPUS is 0";
+      else if (nopencl && *nopencl)
+        why = std::string("STARPU_NOPENCL=") + nopencl + " limits StarPU's OpenCL devices";
+      else
+        why = "see STARPU_OPENCL_ONLY_ON_CPUS and StarPU's limit of " +
+              std::to_string(STARPU_MAXOPENCLDEVS) + " OpenCL devices";
+      log::info("vendor device ", device_name(d), " [", vendor,
+                "] left out: StarPU made no OpenCL worker for it (", why, ")");
+    }
+  }
 }
 
 }  // namespace
@@ -49,8 +116,8 @@ bool StarpuRuntime::start() {
 
   g_discovering.store(true, std::memory_order_release);
   int rc = starpu_init(&conf);
-  g_discovering.store(false, std::memory_order_release);
   if (rc != 0) {
+    g_discovering.store(false, std::memory_order_release);
     log::error("StarPU failed to start (starpu_init returned ", rc,
                "); Parasol reports no devices");
     return false;
@@ -73,13 +140,18 @@ bool StarpuRuntime::start() {
     starpu_opencl_get_device(vw.devid, &vw.device);
     starpu_opencl_get_context(vw.devid, &vw.context);
     starpu_opencl_get_queue(vw.devid, &vw.queue);
-    if (clGetDeviceInfo(vw.device, CL_DEVICE_PLATFORM, sizeof vw.platform, &vw.platform,
-                        nullptr) != CL_SUCCESS) {
-      log::warn("StarPU OpenCL worker ", w, " has a device without a platform; left out");
+    if (cl_int err = clGetDeviceInfo(vw.device, CL_DEVICE_PLATFORM, sizeof vw.platform,
+                                     &vw.platform, nullptr);
+        err != CL_SUCCESS) {
+      log::warn("StarPU OpenCL worker ", w, " (device '", device_name(vw.device),
+                "') left out: its vendor cannot name the device's platform (",
+                error_name(err), ", ", err, ")");
       continue;
     }
     vendor_workers_.push_back(vw);
   }
+  if (log::enabled(log::Level::Warn)) log_vendors(vendor_workers_);
+  g_discovering.store(false, std::memory_order_release);
   log::info("StarPU started with ", nworkers, " workers, ", vendor_workers_.size(),
             " of them vendor OpenCL devices");
   return true;
@@ -95,6 +167,8 @@ void StarpuRuntime::shutdown_at_exit() {
   drain_deferred_releases();
   if (const char* s = std::getenv("PARASOL_STATS"); s && *s && *s != '0') print_device_stats();
   if (g_running.exchange(false)) starpu_shutdown();
+  // After StarPU stopped: every task callback has recorded its command.
+  trace::write_file();
 }
 
 }  // namespace parasol::runtime

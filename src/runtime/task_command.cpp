@@ -7,7 +7,9 @@
 
 #include "core/platform.h"
 #include "runtime/device_stats.h"
+#include "runtime/trace.h"
 #include "util/clock.h"
+#include "util/error_name.h"
 #include "util/log.h"
 
 namespace parasol::runtime {
@@ -71,6 +73,9 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   auto* cmd = static_cast<TaskCommand*>(self);
   core::Device* device = core::Platform::instance().device_for_worker(starpu_worker_get_id());
   cmd->event_->set_executed_on(device);
+  log::debug("command '", cmd->name(), "' (event ", cmd->event_->id(), ") starts on ",
+             device->name(), " [", device->vendor_platform_name(), "], ",
+             cmd->pinned_ ? "its device queue's device" : "chosen by its context's policy");
   cmd->event_->set_running();
   cmd->started_ = now_ns();
   cmd->status_ = cmd->execute(buffers, *device, cmd->done_);
@@ -87,12 +92,16 @@ void TaskCommand::on_done(void* self) {
     clGetEventInfo(cmd->done_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
     clReleaseEvent(cmd->done_);
     if (status < 0) {
-      log::error("command '", cmd->name(), "' failed on its device with status ", status);
+      const core::Device* d = cmd->event_->executed_on();
+      log::error("command '", cmd->name(), "' (event ", cmd->event_->id(), ") failed on ",
+                 d->name(), " [", d->vendor_platform_name(), "]: the vendor's event ended with ",
+                 error_name(status), " (", status, ")");
       cmd->status_ = status;
     }
   }
   if (core::Device* d = cmd->event_->executed_on())
     record_command(d->worker().worker_id, now_ns() - cmd->started_);
+  if (trace::enabled()) trace::record(*cmd->event_, cmd->name(), cmd->bytes(), cmd->status_);
   cmd->event_->complete(cmd->status_);  // may destroy cmd: nothing after
 }
 
@@ -125,8 +134,10 @@ void TaskCommand::launch(core::Event& event) {
   }
   int rc = starpu_task_submit(task);
   if (rc != 0) {
-    log::error("StarPU refused the task of command '", name(), "' (", rc,
-               "): no device of the context can run it");
+    log::error("StarPU refused the task of command '", name(), "' (event ", event.id(),
+               ", starpu_task_submit returned ", rc, "): no device of ",
+               pinned_ ? "its queue" : "the context", " can run it; it fails with "
+               "CL_OUT_OF_RESOURCES");
     task->destroy = 0;
     starpu_task_destroy(task);
     event.complete(CL_OUT_OF_RESOURCES);

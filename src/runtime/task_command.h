@@ -36,6 +36,8 @@ class TaskCommand : public core::Command {
   // size is what the regression model scales with.
   virtual std::uint32_t footprint() const { return 0; }
   virtual std::size_t size() const { return 1; }
+  // What the command moves to the device for its own sake (a migration), for traces.
+  virtual std::size_t bytes() const { return 0; }
 
   // Codelet plumbing shared by every TaskCommand codelet.
   static void fill_codelet(starpu_codelet& c);
