@@ -31,17 +31,17 @@ bool Event::profiled() const {
   return queue_ && (queue_->properties() & CL_QUEUE_PROFILING_ENABLE);
 }
 
-void Event::depend_on(Event* dependency) {
+void Event::depend_on(Event* dependency, Edge edge) {
   std::unique_lock lock(dependency->mutex_);
   if (dependency->status_ <= CL_COMPLETE) {
-    if (dependency->status_ < 0) {
+    if (dependency->status_ < 0 && edge == Edge::Data) {
       cl_int expected = CL_SUCCESS;
       dependency_error_.compare_exchange_strong(expected, dependency->status_);
     }
     return;
   }
   pending_.fetch_add(1, std::memory_order_relaxed);
-  dependency->successors_.emplace_back(this);
+  dependency->successors_.push_back({Ref<Event>(this), edge});
 }
 
 void Event::start() { dependency_finished(CL_COMPLETE); }
@@ -112,7 +112,7 @@ void Event::set_status(cl_int status, std::unique_lock<std::mutex>& lock) {
 }
 
 void Event::complete(cl_int status) {
-  std::vector<Ref<Event>> successors;
+  std::vector<Successor> successors;
   std::unique_ptr<Command> work;
   Ref<Event> keep(this);
   {
@@ -128,7 +128,8 @@ void Event::complete(cl_int status) {
   }
   done_.notify_all();
   work.reset();
-  for (auto& s : successors) s->dependency_finished(status);
+  for (auto& s : successors)
+    s.event->dependency_finished(s.edge == Edge::Data ? status : CL_COMPLETE);
   if (queue_) queue_->command_finished();
 }
 

@@ -50,8 +50,12 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   cl_int status() const;
   bool finished() const { return status() <= CL_COMPLETE; }
 
-  // Declares the events this one waits for; call before start().
-  void depend_on(Event* dependency);
+  // Declares the events this one waits for; call before start(). A failed
+  // dependency fails this event too, unless the edge is only queue order
+  // (Edge::Order: an in-order queue's previous command, an earlier barrier),
+  // which delays it without passing the failure on.
+  enum class Edge { Data, Order };
+  void depend_on(Event* dependency, Edge edge = Edge::Data);
   // Ends dependency registration: the command launches as soon as the last
   // dependency completes (now, if none is pending).
   void start();
@@ -95,7 +99,11 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   mutable std::mutex mutex_;
   std::condition_variable done_;
   cl_int status_;
-  std::vector<Ref<Event>> successors_;
+  struct Successor {
+    Ref<Event> event;
+    Edge edge;
+  };
+  std::vector<Successor> successors_;
   std::vector<EventCallback> callbacks_;
   std::atomic<int> pending_{1};  // dependencies not done, plus start()'s guard
   std::atomic<cl_int> dependency_error_{CL_SUCCESS};
