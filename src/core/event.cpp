@@ -44,7 +44,14 @@ void Event::depend_on(Event* dependency, Edge edge) {
   dependency->successors_.push_back({Ref<Event>(this), edge});
 }
 
-void Event::start() { dependency_finished(CL_COMPLETE); }
+void Event::start() {
+  // A command's event holds itself until it completes: the user may have
+  // asked for no event, and the queue lets go of it once the next command
+  // comes, while the command still waits or runs.
+  retain();
+  in_flight_.store(true, std::memory_order_relaxed);
+  dependency_finished(CL_COMPLETE);
+}
 
 void Event::dependency_finished(cl_int status) {
   if (status < 0) {
@@ -131,6 +138,7 @@ void Event::complete(cl_int status) {
   for (auto& s : successors)
     s.event->dependency_finished(s.edge == Edge::Data ? status : CL_COMPLETE);
   if (queue_) queue_->command_finished();
+  if (in_flight_.exchange(false, std::memory_order_acq_rel)) release();  // keep still holds it
 }
 
 bool Event::set_user_status(cl_int status) {
