@@ -223,3 +223,65 @@ TEST_CASE("slow_ms on the Fault Device delays, never breaks, a cross-device chai
                                  nullptr));
   for (size_t i = 0; i < kN; ++i) REQUIRE(host[i] == Approx(ref[i]).epsilon(1e-5));
 }
+
+TEST_CASE("global_mem_mb: buffers oversubscribing the Fault Device's memory still compute right") {
+  // Set before Parasol starts StarPU, which sizes the device's memory node then.
+  FaultScope f("global_mem_mb 64");
+  cl_device_id fd = fault_device();
+  cl_ulong mem = 0, max_alloc = 0;
+  CL_REQUIRE(clGetDeviceInfo(fd, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, nullptr));
+  CL_REQUIRE(clGetDeviceInfo(fd, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc,
+                             nullptr));
+  CHECK(mem == 64ull << 20);
+  CHECK(max_alloc == 64ull << 20);
+
+  Context ctx({fd});
+  Queue q(ctx, fd);
+  Program prog(ctx, kScaleShift);
+  Kernel k(prog, "scale_shift");
+  const size_t n = (24u << 20) / sizeof(float);  // 24 MiB each, 5 of them: 120 MiB
+  std::vector<std::vector<float>> host(5, std::vector<float>(n));
+  std::vector<Mem> bufs;
+  bufs.reserve(host.size());
+  for (size_t b = 0; b < host.size(); ++b) {
+    for (size_t i = 0; i < n; ++i) host[b][i] = float((i + b) % 101);
+    bufs.emplace_back(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float),
+                      host[b].data());
+  }
+  for (int round = 0; round < 2; ++round)
+    for (size_t b = 0; b < bufs.size(); ++b) {
+      set_args(k, bufs[b].m, 2.0f, float(b));
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+    }
+  std::vector<float> out(n);
+  for (size_t b = 0; b < bufs.size(); ++b) {
+    CL_REQUIRE(clEnqueueReadBuffer(q, bufs[b], CL_TRUE, 0, n * sizeof(float), out.data(), 0,
+                                   nullptr, nullptr));
+    for (size_t i = 0; i < n; ++i) {
+      float once = 2.0f * host[b][i] + float(b);
+      REQUIRE(out[i] == 2.0f * once + float(b));
+    }
+  }
+}
+
+TEST_CASE("commands enqueued without an event still run, on the Fault Device and PoCL alike") {
+  cl_device_id fd = fault_device(), pd = pocl_device();
+  Context ctx({fd, pd});
+  Queue qf(ctx, fd), qp(ctx, pd);
+  Program prog(ctx, kScaleShift);
+  Kernel k(prog, "scale_shift");
+  std::vector<float> host = ramp();
+  std::vector<double> ref(host.begin(), host.end());
+  Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
+  for (cl_command_queue q : {qf.q, qp.q}) {
+    for (int s = 0; s < 16; ++s) {
+      set_args(k, buf.m, 1.0f, 1.0f);
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &kN, nullptr, 0, nullptr, nullptr));
+      for (auto& r : ref) r += 1.0;
+    }
+    CL_REQUIRE(clFinish(q));
+  }
+  CL_REQUIRE(clEnqueueReadBuffer(qp, buf, CL_TRUE, 0, kN * sizeof(float), host.data(), 0,
+                                 nullptr, nullptr));
+  for (size_t i = 0; i < kN; ++i) REQUIRE(host[i] == float(ref[i]));
+}
