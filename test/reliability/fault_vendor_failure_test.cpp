@@ -1,0 +1,287 @@
+// Vendor failures seen through Parasol: a context holding the Fault Device
+// (the fault vendor, see test/fault-vendor/) and a PoCL device. A command
+// that fails on the vendor fails its event, and every command that waits for
+// it, on either device; the rest of the context keeps working.
+#include <string>
+#include <vector>
+
+#include "fault_control.h"
+#include "support/parasol_test.h"
+
+using namespace parasol_test;
+using fault_test::FaultScope;
+
+namespace {
+
+const char* kScaleShift =
+    "__kernel void scale_shift(__global float* x, float a, float b) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  x[i] = a * x[i] + b;\n"
+    "}\n";
+
+constexpr size_t kN = 1024;
+
+cl_device_id fault_device() {
+  auto devs = devices_of("Parasol Fault Vendor");
+  REQUIRE(devs.size() == 1);
+  CHECK(device_name(devs[0]) == "Fault Device");
+  return devs[0];
+}
+
+cl_device_id pocl_device() {
+  auto devs = pocl_devices();
+  REQUIRE(!devs.empty());
+  return devs[0];
+}
+
+std::vector<float> ramp() {
+  std::vector<float> v(kN);
+  for (size_t i = 0; i < kN; ++i) v[i] = float(i % 53);
+  return v;
+}
+
+// Runs x = a*x + b on queue q over a fresh buffer and checks it on the CPU.
+void check_scale_shift_works(cl_context ctx, cl_command_queue q, cl_kernel k) {
+  std::vector<float> host = ramp();
+  Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
+  set_args(k, buf.m, 3.0f, 1.0f);
+  Event run;
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &kN, nullptr, 0, nullptr, &run));
+  std::vector<float> out(kN, -1.0f);
+  CL_REQUIRE(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, kN * sizeof(float), out.data(), 1, &run.e,
+                                 nullptr));
+  CHECK(event_status(run) == CL_COMPLETE);
+  for (size_t i = 0; i < kN; ++i) REQUIRE(out[i] == 3.0f * host[i] + 1.0f);
+}
+
+}  // namespace
+
+TEST_CASE("exec_fail on the Fault Device fails the command and its dependents on both devices, "
+          "PoCL keeps working in the same context and queues") {
+  cl_device_id fd = fault_device(), pd = pocl_device();
+  Context ctx({fd, pd});
+  Queue qf(ctx, fd), qp(ctx, pd);
+  Program prog(ctx, kScaleShift);
+  Kernel k(prog, "scale_shift");
+  std::vector<float> host = ramp();
+  Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
+  set_args(k, buf.m, 2.0f, 0.5f);
+
+  Event e1, e2, e3, e4, marker;
+  std::vector<float> out(kN, -1.0f);
+  {
+    FaultScope f("exec_fail -4");
+    CL_REQUIRE(clEnqueueNDRangeKernel(qf, k, 1, nullptr, &kN, nullptr, 0, nullptr, &e1));
+    CHECK(clWaitForEvents(1, &e1.e) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  }
+  CHECK(event_status(e1) == -4);
+  // Dependents enqueued after the failure, on PoCL then back on the Fault
+  // Device (faults cleared: these would run if allowed to).
+  CL_REQUIRE(clEnqueueNDRangeKernel(qp, k, 1, nullptr, &kN, nullptr, 1, &e1.e, &e2));
+  CL_REQUIRE(clEnqueueNDRangeKernel(qf, k, 1, nullptr, &kN, nullptr, 1, &e2.e, &e3));
+  CL_REQUIRE(clEnqueueReadBuffer(qp, buf, CL_FALSE, 0, kN * sizeof(float), out.data(), 1, &e3.e,
+                                 &e4));
+  CL_REQUIRE(clEnqueueMarkerWithWaitList(qp, 1, &e1.e, &marker));
+  cl_event all[] = {e2, e3, e4, marker};
+  CHECK(clWaitForEvents(4, all) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  CHECK(event_status(e2) == -4);
+  CHECK(event_status(e3) == -4);
+  CHECK(event_status(e4) == -4);
+  CHECK(event_status(marker) == -4);
+  CHECK(out == std::vector<float>(kN, -1.0f));  // the read never ran
+
+  // Nothing hangs, and both queues take new work.
+  CL_REQUIRE(clFinish(qf));
+  CL_REQUIRE(clFinish(qp));
+  check_scale_shift_works(ctx, qp, k);
+  check_scale_shift_works(ctx, qf, k);
+}
+
+TEST_CASE("exec_fail while a PoCL chain runs beside it: only the dependents fail") {
+  cl_device_id fd = fault_device(), pd = pocl_device();
+  Context ctx({fd, pd});
+  Queue qf(ctx, fd), qp(ctx, pd);
+  Program prog(ctx, kScaleShift);
+  Kernel k(prog, "scale_shift");
+  std::vector<float> a = ramp(), b = ramp();
+  Mem ba(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), a.data());
+  Mem bb(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), b.data());
+
+  FaultScope f("exec_fail -4");
+  Event bad, dependent, independent;
+  set_args(k, ba.m, 2.0f, 0.0f);
+  CL_REQUIRE(clEnqueueNDRangeKernel(qf, k, 1, nullptr, &kN, nullptr, 0, nullptr, &bad));
+  CL_REQUIRE(clEnqueueNDRangeKernel(qp, k, 1, nullptr, &kN, nullptr, 1, &bad.e, &dependent));
+  set_args(k, bb.m, 2.0f, 1.0f);
+  CL_REQUIRE(clEnqueueNDRangeKernel(qp, k, 1, nullptr, &kN, nullptr, 0, nullptr, &independent));
+  std::vector<float> out(kN);
+  CL_REQUIRE(clEnqueueReadBuffer(qp, bb, CL_TRUE, 0, kN * sizeof(float), out.data(), 1,
+                                 &independent.e, nullptr));
+  CHECK(event_status(independent) == CL_COMPLETE);
+  for (size_t i = 0; i < kN; ++i) REQUIRE(out[i] == 2.0f * b[i] + 1.0f);
+  CHECK(clWaitForEvents(1, &dependent.e) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  CHECK(event_status(bad) == -4);
+  CHECK(event_status(dependent) == -4);
+}
+
+TEST_CASE("build_fail fails the build on the Fault Device only, with the injected log") {
+  cl_device_id fd = fault_device(), pd = pocl_device();
+  Context ctx({fd, pd});
+  const char* text = kScaleShift;
+  cl_int err = CL_SUCCESS;
+  cl_program prog = clCreateProgramWithSource(ctx, 1, &text, nullptr, &err);
+  CL_REQUIRE(err);
+  {
+    FaultScope f("build_fail");
+    CHECK(clBuildProgram(prog, 0, nullptr, "", nullptr, nullptr) == CL_BUILD_PROGRAM_FAILURE);
+  }
+  auto status = [&](cl_device_id d) {
+    cl_build_status s = CL_BUILD_NONE;
+    CL_REQUIRE(clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_STATUS, sizeof s, &s, nullptr));
+    return s;
+  };
+  auto log = [&](cl_device_id d) {
+    size_t size = 0;
+    CL_REQUIRE(clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size));
+    std::string text(size, '\0');
+    CL_REQUIRE(clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, size, text.data(), nullptr));
+    return text;
+  };
+  CHECK(status(fd) == CL_BUILD_ERROR);
+  CHECK(status(pd) == CL_BUILD_SUCCESS);
+  CHECK(log(fd).find("fault vendor: injected build failure") != std::string::npos);
+  CHECK(log(pd).find("fault vendor") == std::string::npos);
+
+  // The PoCL build is usable.
+  Kernel k(prog, "scale_shift");
+  Queue qp(ctx, pd);
+  check_scale_shift_works(ctx, qp, k);
+  clReleaseProgram(prog);
+}
+
+TEST_CASE("enqueue_fail -5 on the Fault Device fails the command's event with -5") {
+  cl_device_id fd = fault_device(), pd = pocl_device();
+  Context ctx({fd, pd});
+  Queue qf(ctx, fd), qp(ctx, pd);
+  Program prog(ctx, kScaleShift);
+  Kernel k(prog, "scale_shift");
+  std::vector<float> host = ramp();
+  Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
+  set_args(k, buf.m, 2.0f, 0.5f);
+  Event e, dependent;
+  {
+    FaultScope f("enqueue_fail -5");
+    CL_REQUIRE(clEnqueueNDRangeKernel(qf, k, 1, nullptr, &kN, nullptr, 0, nullptr, &e));
+    CHECK(clWaitForEvents(1, &e.e) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  }
+  CHECK(event_status(e) == CL_OUT_OF_RESOURCES);
+  CL_REQUIRE(clEnqueueNDRangeKernel(qp, k, 1, nullptr, &kN, nullptr, 1, &e.e, &dependent));
+  CHECK(clWaitForEvents(1, &dependent.e) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  CHECK(event_status(dependent) == CL_OUT_OF_RESOURCES);
+  check_scale_shift_works(ctx, qp, k);
+  check_scale_shift_works(ctx, qf, k);
+}
+
+TEST_CASE("device_lost on the Fault Device fails its kernels, PoCL carries on") {
+  cl_device_id fd = fault_device(), pd = pocl_device();
+  Context ctx({fd, pd});
+  Queue qf(ctx, fd), qp(ctx, pd);
+  Program prog(ctx, kScaleShift);
+  Kernel k(prog, "scale_shift");
+  std::vector<float> host = ramp();
+  Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
+  set_args(k, buf.m, 2.0f, 0.5f);
+  FaultScope f("device_lost");
+  Event e;
+  CL_REQUIRE(clEnqueueNDRangeKernel(qf, k, 1, nullptr, &kN, nullptr, 0, nullptr, &e));
+  CHECK(clWaitForEvents(1, &e.e) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  CHECK(event_status(e) == CL_OUT_OF_RESOURCES);
+  check_scale_shift_works(ctx, qp, k);
+}
+
+TEST_CASE("slow_ms on the Fault Device delays, never breaks, a cross-device chain") {
+  cl_device_id fd = fault_device(), pd = pocl_device();
+  Context ctx({fd, pd});
+  Queue qf(ctx, fd), qp(ctx, pd);
+  Program prog(ctx, kScaleShift);
+  Kernel k(prog, "scale_shift");
+  std::vector<float> host = ramp();
+  std::vector<double> ref(host.begin(), host.end());
+  Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
+  FaultScope f("slow_ms 100");
+  cl_event prev = nullptr;
+  std::vector<Event> events(4);
+  for (int s = 0; s < 4; ++s) {
+    float a = 1.5f, b = float(s);
+    set_args(k, buf.m, a, b);
+    CL_REQUIRE(clEnqueueNDRangeKernel(s % 2 ? qp.q : qf.q, k, 1, nullptr, &kN, nullptr,
+                                      prev ? 1 : 0, prev ? &prev : nullptr, &events[s]));
+    prev = events[s];
+    for (auto& r : ref) r = a * r + b;
+  }
+  CL_REQUIRE(clEnqueueReadBuffer(qp, buf, CL_TRUE, 0, kN * sizeof(float), host.data(), 1, &prev,
+                                 nullptr));
+  for (size_t i = 0; i < kN; ++i) REQUIRE(host[i] == Approx(ref[i]).epsilon(1e-5));
+}
+
+TEST_CASE("global_mem_mb: buffers oversubscribing the Fault Device's memory still compute right") {
+  // Set before Parasol starts StarPU, which sizes the device's memory node then.
+  FaultScope f("global_mem_mb 64");
+  cl_device_id fd = fault_device();
+  cl_ulong mem = 0, max_alloc = 0;
+  CL_REQUIRE(clGetDeviceInfo(fd, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, nullptr));
+  CL_REQUIRE(clGetDeviceInfo(fd, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc,
+                             nullptr));
+  CHECK(mem == 64ull << 20);
+  CHECK(max_alloc == 64ull << 20);
+
+  Context ctx({fd});
+  Queue q(ctx, fd);
+  Program prog(ctx, kScaleShift);
+  Kernel k(prog, "scale_shift");
+  const size_t n = (24u << 20) / sizeof(float);  // 24 MiB each, 5 of them: 120 MiB
+  std::vector<std::vector<float>> host(5, std::vector<float>(n));
+  std::vector<Mem> bufs;
+  bufs.reserve(host.size());
+  for (size_t b = 0; b < host.size(); ++b) {
+    for (size_t i = 0; i < n; ++i) host[b][i] = float((i + b) % 101);
+    bufs.emplace_back(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float),
+                      host[b].data());
+  }
+  for (int round = 0; round < 2; ++round)
+    for (size_t b = 0; b < bufs.size(); ++b) {
+      set_args(k, bufs[b].m, 2.0f, float(b));
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+    }
+  std::vector<float> out(n);
+  for (size_t b = 0; b < bufs.size(); ++b) {
+    CL_REQUIRE(clEnqueueReadBuffer(q, bufs[b], CL_TRUE, 0, n * sizeof(float), out.data(), 0,
+                                   nullptr, nullptr));
+    for (size_t i = 0; i < n; ++i) {
+      float once = 2.0f * host[b][i] + float(b);
+      REQUIRE(out[i] == 2.0f * once + float(b));
+    }
+  }
+}
+
+TEST_CASE("commands enqueued without an event still run, on the Fault Device and PoCL alike") {
+  cl_device_id fd = fault_device(), pd = pocl_device();
+  Context ctx({fd, pd});
+  Queue qf(ctx, fd), qp(ctx, pd);
+  Program prog(ctx, kScaleShift);
+  Kernel k(prog, "scale_shift");
+  std::vector<float> host = ramp();
+  std::vector<double> ref(host.begin(), host.end());
+  Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
+  for (cl_command_queue q : {qf.q, qp.q}) {
+    for (int s = 0; s < 16; ++s) {
+      set_args(k, buf.m, 1.0f, 1.0f);
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &kN, nullptr, 0, nullptr, nullptr));
+      for (auto& r : ref) r += 1.0;
+    }
+    CL_REQUIRE(clFinish(q));
+  }
+  CL_REQUIRE(clEnqueueReadBuffer(qp, buf, CL_TRUE, 0, kN * sizeof(float), host.data(), 0,
+                                 nullptr, nullptr));
+  for (size_t i = 0; i < kN; ++i) REQUIRE(host[i] == float(ref[i]));
+}
