@@ -14,10 +14,10 @@
 //   BENCH_VENDORS     vendor platform name prefixes, comma separated [every non-Oclgrind vendor]
 //   BENCH_POLICIES    context-queue policies [eager,heft,dmdas,ws,lws,random,prio]
 //   BENCH_BLOCKS [8]  BENCH_ROUNDS [3]  BENCH_WARMUP [3] (untimed iterations, per configuration)
-//   BENCH_BS_N [1048576] BENCH_BS_ITER [4]       Black-Scholes options, iterations per timed run
-//   BENCH_SGEMM_N [512] BENCH_SGEMM_ITER [2]     matrix size
-//   BENCH_NBODY_N [8192] BENCH_NBODY_ITER [2]    bodies, steps
-//   BENCH_SAXPY_N [4194304] BENCH_SAXPY_ITER [4] floats per vector
+//   BENCH_BS_N [262144] BENCH_BS_ITER [4]       Black-Scholes options, iterations per timed run
+//   BENCH_SGEMM_N [256] BENCH_SGEMM_ITER [2]     matrix size
+//   BENCH_NBODY_N [2048] BENCH_NBODY_ITER [2]    bodies, steps
+//   BENCH_SAXPY_N [1048576] BENCH_SAXPY_ITER [4] floats per vector
 //   BENCH_HANG_S [180] a configuration making no progress this long aborts the run, named
 #include <algorithm>
 #include <atomic>
@@ -648,8 +648,8 @@ int main(int argc, char** argv) {
   }
   auto policies = split(env_string("BENCH_POLICIES", "eager,heft,dmdas,ws,lws,random,prio"));
 
-  size_t bs_n = env_int("BENCH_BS_N", 1 << 20), sg_n = env_int("BENCH_SGEMM_N", 512),
-         nb_n = env_int("BENCH_NBODY_N", 8192), sx_n = env_int("BENCH_SAXPY_N", 1 << 22);
+  size_t bs_n = env_int("BENCH_BS_N", 1 << 18), sg_n = env_int("BENCH_SGEMM_N", 256),
+         nb_n = env_int("BENCH_NBODY_N", 2048), sx_n = env_int("BENCH_SAXPY_N", 1 << 20);
   unsigned blocks = (unsigned)env_int("BENCH_BLOCKS", 8);
   std::vector<Workload> all = {
       {"blackscholes", std::to_string(bs_n) + " options", "M options/s", bs_n * 1e-6,
