@@ -13,7 +13,7 @@
 // Environment (defaults in brackets):
 //   BENCH_VENDORS     vendor platform name prefixes, comma separated [every non-Oclgrind vendor]
 //   BENCH_POLICIES    context-queue policies [eager,heft,dmdas,ws,lws,random,prio]
-//   BENCH_BLOCKS [8]  BENCH_ROUNDS [3]  BENCH_WARMUP [3] (untimed iterations, per configuration)
+//   BENCH_BLOCKS [8]  BENCH_ROUNDS [5]  BENCH_WARMUP [3] (untimed iterations, per configuration)
 //   BENCH_BS_N [262144] BENCH_BS_ITER [4]       Black-Scholes options, iterations per timed run
 //   BENCH_SGEMM_N [256] BENCH_SGEMM_ITER [2]     matrix size
 //   BENCH_NBODY_N [2048] BENCH_NBODY_ITER [2]    bodies, steps
@@ -526,7 +526,7 @@ std::vector<cl_ulong> commands_now(cl_platform_id parasol, const std::vector<cl_
 
 void run_workload(const Workload& w, cl_platform_id parasol, const std::vector<cl_device_id>& pdevs,
                   const std::vector<std::string>& policies) {
-  int rounds = env_int("BENCH_ROUNDS", 3), warmup = env_int("BENCH_WARMUP", 3);
+  int rounds = env_int("BENCH_ROUNDS", 5), warmup = env_int("BENCH_WARMUP", 3);
   unsigned blocks = (unsigned)env_int("BENCH_BLOCKS", 8);
   cl_int err;
 
