@@ -19,6 +19,8 @@ extern "C" {
  * "random", "prio", ...). Same value as SOCL's CL_CONTEXT_SCHEDULER_SOCL. */
 #define CL_CONTEXT_SCHEDULER_PARASOL 0xFF01
 #define CL_CONTEXT_SCHEDULER_SOCL 0xFF01
+/* clGetContextInfo(CL_CONTEXT_SCHEDULER_PARASOL) answers the policy name in
+ * use (char[]), the property's or the default. */
 
 /* clGetDeviceInfo: the vendor platform behind a Parasol device. */
 #define CL_DEVICE_VENDOR_PLATFORM_NAME_PARASOL 0xFF10 /* char[] */
@@ -28,6 +30,20 @@ extern "C" {
 /* clGetEventInfo: the Parasol device that ran a command (NULL if it has not
  * run on a device, e.g. a host-side copy or a marker). */
 #define CL_EVENT_DEVICE_PARASOL 0xFF20 /* cl_device_id */
+
+/* Per-device counters since the process started (or the last reset):
+ * commands run, time spent running them, bytes moved to and from the
+ * device's memory. PARASOL_STATS=1 prints them at exit. */
+typedef struct cl_parasol_device_stats {
+  cl_ulong commands;
+  cl_ulong busy_ns;
+  cl_ulong bytes_in;
+  cl_ulong bytes_out;
+} cl_parasol_device_stats;
+
+typedef cl_int(CL_API_CALL* clGetDeviceStatsPARASOL_fn)(cl_device_id device,
+                                                        cl_parasol_device_stats* stats);
+typedef cl_int(CL_API_CALL* clResetDeviceStatsPARASOL_fn)(cl_device_id device);
 
 #ifdef __cplusplus
 }

@@ -44,7 +44,13 @@ void Event::depend_on(Event* dependency) {
   dependency->successors_.emplace_back(this);
 }
 
-void Event::start() { dependency_finished(CL_COMPLETE); }
+void Event::start() {
+  // A command in flight keeps its own event alive, whoever else lets go of
+  // it (the user, the queue): StarPU still holds the command.
+  retain();
+  in_flight_.store(true, std::memory_order_release);
+  dependency_finished(CL_COMPLETE);
+}
 
 void Event::dependency_finished(cl_int status) {
   if (status < 0) {
@@ -130,6 +136,7 @@ void Event::complete(cl_int status) {
   work.reset();
   for (auto& s : successors) s->dependency_finished(status);
   if (queue_) queue_->command_finished();
+  if (in_flight_.exchange(false, std::memory_order_acq_rel)) release();
 }
 
 bool Event::set_user_status(cl_int status) {

@@ -101,6 +101,7 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   std::atomic<cl_int> dependency_error_{CL_SUCCESS};
   Device* executed_on_ = nullptr;
   std::atomic<bool> user_status_set_{false};
+  std::atomic<bool> in_flight_{false};  // start() took a reference complete() gives back
 
   std::uint64_t t_queued_ = 0, t_submit_ = 0, t_start_ = 0, t_end_ = 0;
 };

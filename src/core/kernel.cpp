@@ -2,6 +2,9 @@
 
 #include "util/log.h"
 
+#include <cstdio>
+#include <functional>
+
 namespace parasol::core {
 namespace {
 
@@ -18,6 +21,9 @@ std::string arg_string(cl_kernel k, cl_uint i, cl_kernel_arg_info param) {
 
 Kernel::Kernel(Program* program, std::string name, cl_int& err)
     : program_(program), name_(std::move(name)) {
+  char hash[24];
+  std::snprintf(hash, sizeof hash, "%016zx", std::hash<std::string>{}(program->source()));
+  model_symbol_ = "parasol." + name_ + "." + hash;
   err = CL_INVALID_PROGRAM_EXECUTABLE;
   for (auto& b : program->builds()) {
     if (b.status != CL_BUILD_SUCCESS) continue;

@@ -39,6 +39,9 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
 
   Program* program() const { return program_.get(); }
   const std::string& name() const { return name_; }
+  // Names this kernel's performance model: its name plus a hash of its
+  // program's source, so same-named kernels of different programs differ.
+  const std::string& model_symbol() const { return model_symbol_; }
   cl_uint num_args() const { return static_cast<cl_uint>(arg_info_.size()); }
   const std::vector<KernelArgInfo>& arg_info() const { return arg_info_; }
   // The vendor kernel for a device, null where the program is not built.
@@ -55,6 +58,7 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
  private:
   Ref<Program> program_;
   std::string name_;
+  std::string model_symbol_;
   std::vector<std::pair<Device*, runtime::VendorKernel>> vendor_;
   runtime::VendorKernel validator_;
   std::vector<KernelArgInfo> arg_info_;

@@ -142,6 +142,7 @@ cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_info param_na
       return out.array(ids);
     }
     case CL_CONTEXT_PROPERTIES: return out.array(ctx->properties());
+    case CL_CONTEXT_SCHEDULER_PARASOL: return out.string(ctx->scheduler());
     default:
       return refuse(__func__, CL_INVALID_VALUE, "unknown param_name 0x", std::hex, param_name);
   }

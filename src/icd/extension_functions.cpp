@@ -1,16 +1,46 @@
+// Parasol's extension entry points (include/CL/cl_parasol.h), reached
+// through clGetExtensionFunctionAddressForPlatform.
 #include "icd/extension_functions.h"
+
+#include <CL/cl_parasol.h>
 
 #include <cstring>
 
+#include "core/device.h"
+#include "icd/validate.h"
+#include "runtime/device_stats.h"
+
 namespace parasol::icd {
+namespace {
+
+cl_int CL_API_CALL clGetDeviceStatsPARASOL(cl_device_id device, cl_parasol_device_stats* stats) {
+  auto* d = checked<core::Device>(device);
+  PARASOL_REFUSE_IF(!d, CL_INVALID_DEVICE, "not a Parasol device");
+  PARASOL_REFUSE_IF(!stats, CL_INVALID_VALUE, "stats is null");
+  *stats = runtime::device_stats(d->worker());
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL clResetDeviceStatsPARASOL(cl_device_id device) {
+  auto* d = checked<core::Device>(device);
+  PARASOL_REFUSE_IF(!d, CL_INVALID_DEVICE, "not a Parasol device");
+  runtime::reset_device_stats(d->worker());
+  return CL_SUCCESS;
+}
+
+}  // namespace
 
 void* extension_function(const char* func_name) {
-  struct Entry { const char* name; void* fn; };
+  struct Entry {
+    const char* name;
+    void* fn;
+  };
   static const Entry entries[] = {
-      {"", nullptr},  // filled as extensions land (divide functions, statistics)
+      {"clGetDeviceStatsPARASOL", reinterpret_cast<void*>(&clGetDeviceStatsPARASOL)},
+      {"clResetDeviceStatsPARASOL", reinterpret_cast<void*>(&clResetDeviceStatsPARASOL)},
   };
   for (const auto& e : entries)
-    if (e.fn && !std::strcmp(e.name, func_name)) return e.fn;
+    if (!std::strcmp(e.name, func_name)) return e.fn;
   return nullptr;
 }
 

@@ -1,5 +1,6 @@
 #include "runtime/kernel_command.h"
 
+#include "runtime/kernel_codelets.h"
 #include "util/log.h"
 
 namespace parasol::runtime {
@@ -20,6 +21,24 @@ KernelCommand::KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> 
     buffer_index_[i] = access(*a.buffer, read_only ? STARPU_R : STARPU_RW);
   }
 }
+
+starpu_codelet* KernelCommand::codelet() { return kernel_codelet(kernel_->model_symbol()); }
+
+bool KernelCommand::can_run_on(const core::Device& device) const {
+  return kernel_->vendor_for(&device) != nullptr;
+}
+
+// Alike launches: same NDRange, same buffer sizes (values may differ).
+std::uint32_t KernelCommand::footprint() const {
+  std::uint32_t h = starpu_hash_crc32c_be_n(range_.global.data(), sizeof range_.global, 0);
+  h = starpu_hash_crc32c_be_n(range_.local.data(), sizeof range_.local, h);
+  for (const auto& a : args_)
+    if (a.kind == core::KernelArg::Kind::Buffer && a.buffer)
+      h = starpu_hash_crc32c_be(static_cast<std::uint32_t>(a.buffer->size()), h);
+  return h;
+}
+
+std::size_t KernelCommand::size() const { return range_.global[0] * range_.global[1] * range_.global[2]; }
 
 cl_int KernelCommand::execute(void* buffers[], core::Device& device) {
   cl_kernel k = kernel_->vendor_for(&device);

@@ -23,9 +23,13 @@ class KernelCommand final : public TaskCommand {
   KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> args, const NDRange& range,
                 core::Device* pinned, unsigned sched_ctx);
   cl_int execute(void* buffers[], core::Device& device) override;
+  bool can_run_on(const core::Device& device) const override;
+  std::uint32_t footprint() const override;
+  std::size_t size() const override;
 
  protected:
   const char* name() const override { return kernel_->name().c_str(); }
+  starpu_codelet* codelet() override;
 
  private:
   core::Ref<core::Kernel> kernel_;

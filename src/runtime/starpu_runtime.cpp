@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "runtime/deferred_release.h"
+#include "runtime/device_stats.h"
 #include "util/log.h"
 
 namespace parasol::runtime {
@@ -52,6 +53,8 @@ bool StarpuRuntime::start() {
     return false;
   }
   g_running.store(true);
+  // Bus profiling feeds the per-device byte counters (clGetDeviceStatsPARASOL).
+  starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
   std::atexit(&StarpuRuntime::shutdown_at_exit);
 
   const int nworkers = static_cast<int>(starpu_worker_get_count());
@@ -84,6 +87,7 @@ const VendorWorker* StarpuRuntime::worker_for_devid(int devid) const {
 
 void StarpuRuntime::shutdown_at_exit() {
   drain_deferred_releases();
+  if (const char* s = std::getenv("PARASOL_STATS"); s && *s && *s != '0') print_device_stats();
   if (g_running.exchange(false)) starpu_shutdown();
 }
 

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <cstdint>
 
 #include "core/platform.h"
+#include "runtime/device_stats.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 namespace parasol::runtime {
@@ -25,17 +28,33 @@ std::size_t TaskCommand::access(const core::Buffer& buffer, starpu_data_access_m
   return handles_.size() - 1;
 }
 
+void TaskCommand::fill_codelet(starpu_codelet& c) {
+  starpu_codelet_init(&c);
+  c.where = STARPU_OPENCL;
+  c.opencl_funcs[0] = &TaskCommand::run_on_opencl;
+  c.can_execute = &TaskCommand::can_execute;
+  c.nbuffers = STARPU_VARIABLE_NBUFFERS;
+  c.name = "parasol_command";
+}
+
 starpu_codelet* TaskCommand::codelet() {
   static starpu_codelet cl = [] {
     starpu_codelet c;
-    starpu_codelet_init(&c);
-    c.where = STARPU_OPENCL;
-    c.opencl_funcs[0] = &TaskCommand::run_on_opencl;
-    c.nbuffers = STARPU_VARIABLE_NBUFFERS;
-    c.name = "parasol_command";
+    fill_codelet(c);
     return c;
   }();
   return &cl;
+}
+
+static TaskCommand* command_of(starpu_task* task) { return static_cast<TaskCommand*>(task->cl_arg); }
+
+std::uint32_t TaskCommand::footprint_of(starpu_task* task) { return command_of(task)->footprint(); }
+
+std::size_t TaskCommand::size_of(starpu_task* task, unsigned) { return command_of(task)->size(); }
+
+int TaskCommand::can_execute(unsigned worker, starpu_task* task, unsigned) {
+  core::Device* d = core::Platform::instance().device_for_worker(static_cast<int>(worker));
+  return d && command_of(task)->can_run_on(*d);
 }
 
 void TaskCommand::run_on_opencl(void* buffers[], void* self) {
@@ -43,7 +62,9 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   core::Device* device = core::Platform::instance().device_for_worker(starpu_worker_get_id());
   cmd->event_->set_executed_on(device);
   cmd->event_->set_running();
+  std::uint64_t start = now_ns();
   cmd->status_ = cmd->execute(buffers, *device);
+  record_command(device->worker().worker_id, now_ns() - start);
 }
 
 void TaskCommand::on_done(void* self) {

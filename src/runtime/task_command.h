@@ -25,6 +25,17 @@ class TaskCommand : public core::Command {
   // Runs on the StarPU worker of device; buffers[i] is the StarPU interface
   // of handles()[i] on that device.
   virtual cl_int execute(void* buffers[], core::Device& device) = 0;
+  // Whether device can run this command (a kernel needs its program built there).
+  virtual bool can_run_on(const core::Device&) const { return true; }
+  // Performance-model keys: commands that are alike share a footprint; the
+  // size is what the regression model scales with.
+  virtual std::uint32_t footprint() const { return 0; }
+  virtual std::size_t size() const { return 1; }
+
+  // Codelet plumbing shared by every TaskCommand codelet.
+  static void fill_codelet(starpu_codelet& c);
+  static std::uint32_t footprint_of(starpu_task* task);
+  static std::size_t size_of(starpu_task* task, unsigned nimpl);
 
  protected:
   // Declares a buffer the task accesses; returns its index into buffers[].
@@ -35,6 +46,7 @@ class TaskCommand : public core::Command {
 
  private:
   static void run_on_opencl(void* buffers[], void* self);
+  static int can_execute(unsigned worker, starpu_task* task, unsigned nimpl);
   static void on_done(void* self);
 
   core::Device* pinned_;

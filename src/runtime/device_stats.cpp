@@ -1,0 +1,83 @@
+#include "runtime/device_stats.h"
+
+#include <starpu.h>
+
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+#include "core/platform.h"
+
+namespace parasol::runtime {
+namespace {
+
+struct Counters {
+  std::atomic<std::uint64_t> commands{0}, busy_ns{0};
+  std::uint64_t bytes_in = 0, bytes_out = 0;  // under bus_mutex
+};
+
+std::array<Counters, STARPU_NMAXWORKERS>& counters() {
+  static std::array<Counters, STARPU_NMAXWORKERS> c;
+  return c;
+}
+
+std::mutex bus_mutex;
+std::array<std::uint64_t, STARPU_MAXNODES> node_in{}, node_out{};
+
+// StarPU's bus counters reset when read: fold them into Parasol's totals.
+void collect_bus_traffic() {
+  int buses = starpu_bus_get_count();
+  for (int b = 0; b < buses; ++b) {
+    starpu_profiling_bus_info info{};
+    if (starpu_bus_get_profiling_info(b, &info) != 0) continue;
+    auto bytes = static_cast<std::uint64_t>(info.transferred_bytes);
+    node_out[starpu_bus_get_src(b)] += bytes;
+    node_in[starpu_bus_get_dst(b)] += bytes;
+  }
+}
+
+}  // namespace
+
+void record_command(int worker_id, std::uint64_t busy_ns) {
+  if (worker_id < 0 || worker_id >= STARPU_NMAXWORKERS) return;
+  auto& c = counters()[worker_id];
+  c.commands.fetch_add(1, std::memory_order_relaxed);
+  c.busy_ns.fetch_add(busy_ns, std::memory_order_relaxed);
+}
+
+cl_parasol_device_stats device_stats(const VendorWorker& w) {
+  std::lock_guard lock(bus_mutex);
+  collect_bus_traffic();
+  auto& c = counters()[w.worker_id];
+  cl_parasol_device_stats s{};
+  s.commands = c.commands.load();
+  s.busy_ns = c.busy_ns.load();
+  s.bytes_in = node_in[w.memory_node] - c.bytes_in;
+  s.bytes_out = node_out[w.memory_node] - c.bytes_out;
+  return s;
+}
+
+void reset_device_stats(const VendorWorker& w) {
+  std::lock_guard lock(bus_mutex);
+  collect_bus_traffic();
+  auto& c = counters()[w.worker_id];
+  c.commands = 0;
+  c.busy_ns = 0;
+  c.bytes_in = node_in[w.memory_node];
+  c.bytes_out = node_out[w.memory_node];
+}
+
+void print_device_stats() {
+  for (core::Device* d : core::Platform::instance().devices()) {
+    auto s = device_stats(d->worker());
+    std::fprintf(stderr,
+                 "[parasol] stats: %s (%s): %llu commands, %.3f s busy, %.3f MB in, %.3f MB out\n",
+                 d->name().c_str(), d->vendor_platform_name().c_str(),
+                 static_cast<unsigned long long>(s.commands), s.busy_ns * 1e-9,
+                 s.bytes_in / 1e6, s.bytes_out / 1e6);
+  }
+}
+
+}  // namespace parasol::runtime

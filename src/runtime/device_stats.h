@@ -1,0 +1,20 @@
+// Per-device counters: commands run, time busy running them, bytes moved in
+// and out (from StarPU's bus profiling). Read through the
+// clGetDeviceStatsPARASOL extension; printed at exit when PARASOL_STATS=1.
+#pragma once
+
+#include <CL/cl_parasol.h>
+
+#include <cstdint>
+
+#include "runtime/starpu_runtime.h"
+
+namespace parasol::runtime {
+
+void record_command(int worker_id, std::uint64_t busy_ns);
+cl_parasol_device_stats device_stats(const VendorWorker& worker);
+void reset_device_stats(const VendorWorker& worker);
+// One line per device on stderr (PARASOL_STATS=1 at exit).
+void print_device_stats();
+
+}  // namespace parasol::runtime

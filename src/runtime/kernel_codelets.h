@@ -1,0 +1,23 @@
+// One StarPU codelet per kernel, each with its own performance model, so
+// that HEFT-like policies learn how long *this* kernel takes on each device.
+//
+// Model: StarPU's non-linear regression (a*n^b + c over the work-item count)
+// backed by per-footprint history, where the footprint is the NDRange plus
+// the sizes of the buffer arguments. A footprint never seen before is
+// predicted by the regression once a few sizes were measured, so a slow
+// device is not handed every new size just to calibrate it.
+#pragma once
+
+#include <starpu.h>
+
+#include <string>
+
+namespace parasol::runtime {
+
+class TaskCommand;
+
+// The codelet of the kernel whose model symbol is `symbol` (created on first
+// use, alive until the process ends: StarPU saves models at shutdown).
+starpu_codelet* kernel_codelet(const std::string& symbol);
+
+}  // namespace parasol::runtime
