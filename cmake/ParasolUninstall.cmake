@@ -1,11 +1,14 @@
 # cmake -DPARASOL_MANIFEST=build/install_manifest.txt -P ParasolUninstall.cmake
-# Removes every file (and symlink) the last `cmake --install` listed.
+# Removes every file (and symlink) the last `cmake --install` listed. The
+# manifest lists the final paths, without DESTDIR: set the same DESTDIR as for
+# the install (`DESTDIR=/stage cmake --build build --target uninstall`).
 if(NOT EXISTS "${PARASOL_MANIFEST}")
   message(FATAL_ERROR "No ${PARASOL_MANIFEST}: nothing was installed from this build tree")
 endif()
 file(STRINGS "${PARASOL_MANIFEST}" installed)
 set(failed "")
-foreach(file IN LISTS installed)
+foreach(listed IN LISTS installed)
+  set(file "$ENV{DESTDIR}${listed}")
   if(EXISTS "${file}" OR IS_SYMLINK "${file}")
     message(STATUS "Removing ${file}")
     file(REMOVE "${file}")

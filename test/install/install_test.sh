@@ -8,6 +8,7 @@ set -euo pipefail
 build=$(realpath "$1")
 source=$(realpath "$2")
 work=$build/install-test
+unset DESTDIR  # the test installs to, and uninstalls from, its own prefix
 prefix=$work/prefix
 rm -rf "$work"
 mkdir -p "$work"
