@@ -30,6 +30,34 @@ extern "C" {
 /* clGetEventInfo: the Parasol device that ran a command (NULL if it has not
  * run on a device, e.g. a host-side copy or a marker). */
 #define CL_EVENT_DEVICE_PARASOL 0xFF20 /* cl_device_id */
+/* clGetEventInfo: the partitioning factor a divisible kernel ran with
+ * (0: the kernel itself, undivided). */
+#define CL_EVENT_PARTITIONING_FACTOR_PARASOL 0xFF21 /* cl_uint */
+
+/* Divide functions: granularity adaptation. When a kernel with a divide
+ * function is enqueued on a context queue, Parasol runs either the kernel
+ * itself or the divide function with a partitioning factor from
+ * [min_factor, max_factor], chosen from measured statistics. The divide
+ * function runs on the enqueuing thread; it enqueues sub-commands that wait
+ * for `before` and sets `after` to an event that completes when they are
+ * done; the original enqueue's event completes with `after`. It must not
+ * wait for its sub-commands.
+ *
+ * SOCL's convention works too: clSetKernelArg(kernel, (cl_uint)-1,
+ * sizeof(fn), &fn) with a cl_parasol_socl_divide_fn, (cl_uint)-2 with
+ * cl_uint[2] {min, max}, (cl_uint)-3 with a void* of user data. */
+typedef cl_int(CL_CALLBACK* cl_parasol_divide_fn)(cl_command_queue queue,
+                                                  cl_uint partitioning_factor,
+                                                  const cl_event before, cl_event* after,
+                                                  void* user_data);
+typedef cl_int(CL_CALLBACK* cl_parasol_socl_divide_fn)(cl_command_queue queue,
+                                                       cl_uint partitioning_factor,
+                                                       const cl_event before, cl_event* after);
+typedef cl_int(CL_API_CALL* clSetKernelDivideFunctionPARASOL_fn)(cl_kernel kernel,
+                                                                 cl_parasol_divide_fn fn,
+                                                                 cl_uint min_factor,
+                                                                 cl_uint max_factor,
+                                                                 void* user_data);
 
 /* Per-device counters since the process started (or the last reset):
  * commands run, time spent running them, bytes moved to and from the

@@ -16,14 +16,14 @@ Ref<Event> CommandQueue::enqueue(cl_command_type type, std::unique_ptr<Command> 
   {
     std::lock_guard lock(mutex_);
     if (in_order()) {
-      if (last_) event->depend_on(last_.get());
+      if (last_) event->depend_on(last_.get(), false);
       last_ = event;
     } else {
       // An empty wait list on a marker or barrier means "every command so far".
       bool all_before = ordering == Ordering::Barrier || ordering == Ordering::WaitForAll;
       if (all_before && wait_list.empty())
-        for (auto& e : since_barrier_) event->depend_on(e.get());
-      if (last_barrier_) event->depend_on(last_barrier_.get());
+        for (auto& e : since_barrier_) event->depend_on(e.get(), false);
+      if (last_barrier_) event->depend_on(last_barrier_.get(), false);
       if (ordering == Ordering::Barrier) {
         since_barrier_.clear();
         last_barrier_ = event;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "runtime/deferred_release.h"
 #include "runtime/starpu_runtime.h"
 #include "schedulers/policy_names.h"
 #include "util/log.h"
@@ -24,7 +25,12 @@ void Context::add_destructor_callback(void(CL_CALLBACK* fn)(cl_context, void*),
 Context::~Context() {
   for (auto it = destructor_callbacks_.rbegin(); it != destructor_callbacks_.rend(); ++it)
     it->first(handle(), it->second);
-  if (owns_sched_ctx_ && runtime::StarpuRuntime::running()) starpu_sched_ctx_delete(sched_ctx_);
+  // The last reference may drop inside a StarPU callback, where deleting a
+  // scheduling context (it waits for the context's tasks) is forbidden.
+  if (owns_sched_ctx_)
+    runtime::defer_release([id = sched_ctx_] {
+      if (runtime::StarpuRuntime::running()) starpu_sched_ctx_delete(id);
+    });
 }
 
 bool Context::has_device(const Device* d) const { return device_index(d) >= 0; }

@@ -1,5 +1,8 @@
 #include "core/device.h"
 
+#include <starpu.h>
+#include <unistd.h>
+
 #include <vector>
 
 namespace parasol::core {
@@ -31,6 +34,19 @@ Device::Device(const runtime::VendorWorker& worker) : worker_(worker) {
                   nullptr);
   name_ = query_string(&device_info, worker_.device, CL_DEVICE_NAME);
   vendor_platform_name_ = query_string(&platform_info, worker_.platform, CL_PLATFORM_NAME);
+}
+
+Device* Device::create_native(int worker_id) {
+  Device* d = create<Device>();
+  d->worker_.worker_id = worker_id;
+  d->worker_.memory_node = STARPU_MAIN_RAM;
+  d->type_ = CL_DEVICE_TYPE_CPU;
+  d->name_ = "Parasol native CPU";
+  d->vendor_platform_name_ = "Parasol";
+  d->base_align_bits_ = 1024;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  d->max_alloc_ = pages > 0 && page > 0 ? static_cast<cl_ulong>(pages) * page / 4 : (1ull << 30);
+  return d;
 }
 
 }  // namespace parasol::core

@@ -1,4 +1,6 @@
-// A Parasol device: one vendor device re-exported (a StarPU OpenCL worker).
+// A Parasol device: one vendor device re-exported (a StarPU OpenCL worker),
+// or Parasol's own native CPU device (a StarPU CPU worker running kernels
+// compiled by kernels-pass/; its memory is main RAM).
 #pragma once
 
 #include <string>
@@ -11,6 +13,10 @@ namespace parasol::core {
 class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
  public:
   explicit Device(const runtime::VendorWorker& worker);
+  // The native CPU device, driven by StarPU CPU worker `worker_id`.
+  static Device* create_native(int worker_id);
+
+  bool is_native() const { return worker_.device == nullptr; }
 
   const runtime::VendorWorker& worker() const { return worker_; }
   cl_device_id vendor() const { return worker_.device; }
@@ -29,6 +35,9 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   std::string vendor_platform_name_;
   cl_uint base_align_bits_ = 1024;
   cl_ulong max_alloc_ = 0;
+
+  Device() = default;
+  friend Device* create<Device>();
 };
 
 }  // namespace parasol::core

@@ -31,17 +31,17 @@ bool Event::profiled() const {
   return queue_ && (queue_->properties() & CL_QUEUE_PROFILING_ENABLE);
 }
 
-void Event::depend_on(Event* dependency) {
+void Event::depend_on(Event* dependency, bool propagate_failure) {
   std::unique_lock lock(dependency->mutex_);
   if (dependency->status_ <= CL_COMPLETE) {
-    if (dependency->status_ < 0) {
+    if (dependency->status_ < 0 && propagate_failure) {
       cl_int expected = CL_SUCCESS;
       dependency_error_.compare_exchange_strong(expected, dependency->status_);
     }
     return;
   }
   pending_.fetch_add(1, std::memory_order_relaxed);
-  dependency->successors_.emplace_back(this);
+  dependency->successors_.push_back({Ref<Event>(this), propagate_failure});
 }
 
 void Event::start() {
@@ -49,11 +49,11 @@ void Event::start() {
   // it (the user, the queue): StarPU still holds the command.
   retain();
   in_flight_.store(true, std::memory_order_release);
-  dependency_finished(CL_COMPLETE);
+  dependency_finished(CL_COMPLETE, false);
 }
 
-void Event::dependency_finished(cl_int status) {
-  if (status < 0) {
+void Event::dependency_finished(cl_int status, bool propagate_failure) {
+  if (status < 0 && propagate_failure) {
     cl_int expected = CL_SUCCESS;
     dependency_error_.compare_exchange_strong(expected, status);
   }
@@ -118,7 +118,7 @@ void Event::set_status(cl_int status, std::unique_lock<std::mutex>& lock) {
 }
 
 void Event::complete(cl_int status) {
-  std::vector<Ref<Event>> successors;
+  std::vector<Successor> successors;
   std::unique_ptr<Command> work;
   Ref<Event> keep(this);
   {
@@ -134,7 +134,7 @@ void Event::complete(cl_int status) {
   }
   done_.notify_all();
   work.reset();
-  for (auto& s : successors) s->dependency_finished(status);
+  for (auto& s : successors) s.event->dependency_finished(status, s.propagate_failure);
   if (queue_) queue_->command_finished();
   if (in_flight_.exchange(false, std::memory_order_acq_rel)) release();
 }

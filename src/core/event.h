@@ -50,8 +50,11 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   cl_int status() const;
   bool finished() const { return status() <= CL_COMPLETE; }
 
-  // Declares the events this one waits for; call before start().
-  void depend_on(Event* dependency);
+  // Declares an event this one waits for; call before start(). A failed
+  // dependency fails this command too when it was named in a wait list
+  // (propagate); queue order only orders, so one failure does not poison
+  // every later command of an in-order queue.
+  void depend_on(Event* dependency, bool propagate_failure = true);
   // Ends dependency registration: the command launches as soon as the last
   // dependency completes (now, if none is pending).
   void start();
@@ -80,8 +83,12 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
 
   Command* work() const { return work_.get(); }
 
+  // The partitioning factor a divisible kernel ran with (0: undivided).
+  cl_uint partitioning_factor() const { return partitioning_factor_; }
+  void set_partitioning_factor(cl_uint f) { partitioning_factor_ = f; }
+
  private:
-  void dependency_finished(cl_int status);
+  void dependency_finished(cl_int status, bool propagate_failure);
   void launch_now();  // every dependency is done
   void set_status(cl_int status, std::unique_lock<std::mutex>& lock);
 
@@ -95,13 +102,18 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   mutable std::mutex mutex_;
   std::condition_variable done_;
   cl_int status_;
-  std::vector<Ref<Event>> successors_;
+  struct Successor {
+    Ref<Event> event;
+    bool propagate_failure;
+  };
+  std::vector<Successor> successors_;
   std::vector<EventCallback> callbacks_;
   std::atomic<int> pending_{1};  // dependencies not done, plus start()'s guard
   std::atomic<cl_int> dependency_error_{CL_SUCCESS};
   Device* executed_on_ = nullptr;
   std::atomic<bool> user_status_set_{false};
-  std::atomic<bool> in_flight_{false};  // start() took a reference complete() gives back
+  std::atomic<bool> in_flight_{false};
+  cl_uint partitioning_factor_ = 0;  // start() took a reference complete() gives back
 
   std::uint64_t t_queued_ = 0, t_submit_ = 0, t_start_ = 0, t_end_ = 0;
 };

@@ -2,6 +2,7 @@
 
 #include "util/log.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 
@@ -24,21 +25,34 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
   char hash[24];
   std::snprintf(hash, sizeof hash, "%016zx", std::hash<std::string>{}(program->source()));
   model_symbol_ = "parasol." + name_ + "." + hash;
-  err = CL_INVALID_PROGRAM_EXECUTABLE;
+  cl_int failure = CL_INVALID_PROGRAM_EXECUTABLE;
   for (auto& b : program->builds()) {
     if (b.status != CL_BUILD_SUCCESS) continue;
+    if (b.device->is_native()) {
+      if (auto nk = runtime::native::find_kernel(b.native, name_))
+        native_.emplace_back(b.device, std::move(nk));
+      else
+        failure = CL_INVALID_KERNEL_NAME;
+      continue;
+    }
     cl_int e = CL_SUCCESS;
     cl_kernel k = clCreateKernel(b.program.get(), name_.c_str(), &e);
     if (e != CL_SUCCESS) {
       log::info("kernel ", name_, " not created on ", b.device->name(), " (error ", e, ")");
-      err = e;
+      failure = e;
       continue;
     }
     vendor_.emplace_back(b.device, runtime::VendorKernel(k));
     if (!validator_) validator_.reset(clCreateKernel(b.program.get(), name_.c_str(), &e));
-    err = CL_SUCCESS;
   }
+  err = vendor_.empty() && native_.empty() ? failure : CL_SUCCESS;
   if (err != CL_SUCCESS) return;
+  program->attached_kernels.fetch_add(1);
+  if (vendor_.empty()) {  // only the native device has it
+    arg_info_ = runtime::native::arg_info(*native_.front().second);
+    args_.resize(arg_info_.size());
+    return;
+  }
   cl_kernel k = vendor_.front().second.get();
   cl_uint n = 0;
   clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr);
@@ -53,11 +67,16 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
     a.type_name = arg_string(k, i, CL_KERNEL_ARG_TYPE_NAME);
     a.name = arg_string(k, i, CL_KERNEL_ARG_NAME);
   }
-  program->attached_kernels.fetch_add(1);
 }
 
 Kernel::~Kernel() {
-  if (!vendor_.empty()) program_->attached_kernels.fetch_sub(1);
+  if (!vendor_.empty() || !native_.empty()) program_->attached_kernels.fetch_sub(1);
+}
+
+const runtime::native::NativeKernel* Kernel::native_for(const Device* d) const {
+  for (const auto& [dev, k] : native_)
+    if (dev == d) return k.get();
+  return nullptr;
 }
 
 cl_kernel Kernel::vendor_for(const Device* d) const {
@@ -68,9 +87,32 @@ cl_kernel Kernel::vendor_for(const Device* d) const {
 
 cl_kernel Kernel::any_vendor() const { return vendor_.empty() ? nullptr : vendor_.front().second.get(); }
 
+Kernel::WorkGroupLimits Kernel::work_group_limits(const Device* d) const {
+  WorkGroupLimits l;
+  if (const auto* nk = native_for(d)) {
+    l.max_total = runtime::native::max_work_group_size();
+    l.max_items = {l.max_total, l.max_total, l.max_total};
+    l.reqd = runtime::native::reqd_work_group_size(*nk);
+    return l;
+  }
+  cl_kernel k = vendor_for(d);
+  std::size_t device_max = 0, kernel_max = 0;
+  clGetDeviceInfo(d->vendor(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof device_max, &device_max, nullptr);
+  clGetDeviceInfo(d->vendor(), CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof l.max_items, l.max_items.data(),
+                  nullptr);
+  clGetKernelWorkGroupInfo(k, d->vendor(), CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_max, &kernel_max,
+                           nullptr);
+  clGetKernelWorkGroupInfo(k, d->vendor(), CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof l.reqd,
+                           l.reqd.data(), nullptr);
+  l.max_total = kernel_max ? std::min(device_max, kernel_max) : device_max;
+  return l;
+}
+
 cl_int Kernel::check_value(cl_uint index, size_t size, const void* value) {
   std::lock_guard lock(args_mutex_);
-  return clSetKernelArg(validator_.get(), index, size, value);
+  if (validator_) return clSetKernelArg(validator_.get(), index, size, value);
+  std::size_t expected = runtime::native::value_size(*native_.front().second, index);
+  return expected == size ? CL_SUCCESS : CL_INVALID_ARG_SIZE;
 }
 
 void Kernel::set_arg(cl_uint index, KernelArg arg) {
@@ -84,6 +126,33 @@ bool Kernel::snapshot_args(std::vector<KernelArg>& out) const {
   for (const auto& a : args_)
     if (a.kind == KernelArg::Kind::Unset) return false;
   return true;
+}
+
+DivideFunction Kernel::divide_function() const {
+  std::lock_guard lock(args_mutex_);
+  return divide_;
+}
+
+void Kernel::set_divide_function(const DivideFunction& d) {
+  std::lock_guard lock(args_mutex_);
+  divide_ = d;
+}
+
+void Kernel::set_socl_divide_function(DivideFunction::SoclFn fn) {
+  std::lock_guard lock(args_mutex_);
+  divide_.fn = nullptr;
+  divide_.socl_fn = fn;
+}
+
+void Kernel::set_divide_range(cl_uint min_factor, cl_uint max_factor) {
+  std::lock_guard lock(args_mutex_);
+  divide_.min_factor = min_factor;
+  divide_.max_factor = max_factor;
+}
+
+void Kernel::set_divide_user_data(void* user_data) {
+  std::lock_guard lock(args_mutex_);
+  divide_.user_data = user_data;
 }
 
 }  // namespace parasol::core

@@ -3,6 +3,7 @@
 // argument afterwards never changes an enqueued command.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <mutex>
 #include <string>
@@ -30,6 +31,24 @@ struct KernelArg {
   std::size_t local_size = 0;    // Local
 };
 
+// A host function that runs a kernel as several smaller commands
+// (granularity adaptation, see schedulers/divide_strategy.h). Parasol's
+// own form takes user data; SOCL's (set through clSetKernelArg index -1)
+// does not.
+struct DivideFunction {
+  using Fn = cl_int(CL_CALLBACK*)(cl_command_queue, cl_uint, const cl_event, cl_event*, void*);
+  using SoclFn = cl_int(CL_CALLBACK*)(cl_command_queue, cl_uint, const cl_event, cl_event*);
+  Fn fn = nullptr;
+  SoclFn socl_fn = nullptr;
+  cl_uint min_factor = 1, max_factor = 1;
+  void* user_data = nullptr;
+
+  bool set() const { return fn || socl_fn; }
+  cl_int call(cl_command_queue q, cl_uint factor, cl_event before, cl_event* after) const {
+    return fn ? fn(q, factor, before, after, user_data) : socl_fn(q, factor, before, after);
+  }
+};
+
 class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
  public:
   // Creates the vendor kernels; err is CL_INVALID_KERNEL_NAME when no device
@@ -47,6 +66,17 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   // The vendor kernel for a device, null where the program is not built.
   cl_kernel vendor_for(const Device* d) const;
   cl_kernel any_vendor() const;
+  // The native device's kernel, null where the program is not built for it.
+  const runtime::native::NativeKernel* native_for(const Device* d) const;
+  bool runs_on(const Device* d) const { return vendor_for(d) || native_for(d); }
+
+  // What a launch on device d may ask for (d must run this kernel).
+  struct WorkGroupLimits {
+    std::size_t max_total = 0;                 // min(device, kernel) work-group size
+    std::array<std::size_t, 3> max_items{};    // per dimension
+    std::array<std::size_t, 3> reqd{0, 0, 0};  // reqd_work_group_size, or 0,0,0
+  };
+  WorkGroupLimits work_group_limits(const Device* d) const;
 
   // Asks a vendor whether a by-value argument of that size fits (its
   // clSetKernelArg answer), on a vendor kernel no task uses.
@@ -55,15 +85,24 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   // A copy of every argument; false if one is still unset.
   bool snapshot_args(std::vector<KernelArg>& out) const;
 
+  DivideFunction divide_function() const;
+  void set_divide_function(const DivideFunction& d);
+  // SOCL's clSetKernelArg convention sets the parts one by one.
+  void set_socl_divide_function(DivideFunction::SoclFn fn);
+  void set_divide_range(cl_uint min_factor, cl_uint max_factor);
+  void set_divide_user_data(void* user_data);
+
  private:
   Ref<Program> program_;
   std::string name_;
   std::string model_symbol_;
   std::vector<std::pair<Device*, runtime::VendorKernel>> vendor_;
+  std::vector<std::pair<Device*, std::shared_ptr<runtime::native::NativeKernel>>> native_;
   runtime::VendorKernel validator_;
   std::vector<KernelArgInfo> arg_info_;
   mutable std::mutex args_mutex_;
   std::vector<KernelArg> args_;
+  DivideFunction divide_;
 };
 
 }  // namespace parasol::core

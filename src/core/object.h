@@ -130,4 +130,15 @@ class Ref {
   T* p_ = nullptr;
 };
 
+// Turns the reference an object was born with (its API reference) into an
+// internal one: the handle leaves the registry, the object stays alive as
+// long as r holds it. For objects Parasol creates for itself.
+template <typename T>
+void drop_api_reference(Ref<T>& r) {
+  T* p = r.get();
+  p->retain();
+  r.detach()->release_api();
+  r = Ref<T>::adopt(p);
+}
+
 }  // namespace parasol::core

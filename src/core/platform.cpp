@@ -20,11 +20,12 @@ std::span<Device* const> Platform::devices() {
   std::call_once(once, [this] {
     auto* rt = runtime::StarpuRuntime::get();
     if (!rt) return;
-    for (const auto& w : rt->vendor_workers()) {
-      devices_.push_back(create<Device>(w));
-      log::info("device ", devices_.size() - 1, ": ", devices_.back()->name(), " (",
-                devices_.back()->vendor_platform_name(), ")");
-    }
+    for (const auto& w : rt->vendor_workers()) devices_.push_back(create<Device>(w));
+    // Parasol's own device comes last: a vendor's device stays the default.
+    if (rt->native_worker() >= 0) devices_.push_back(Device::create_native(rt->native_worker()));
+    for (std::size_t i = 0; i < devices_.size(); ++i)
+      log::info("device ", i, ": ", devices_[i]->name(), " (", devices_[i]->vendor_platform_name(),
+                ")");
   });
   return devices_;
 }

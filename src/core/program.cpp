@@ -1,5 +1,6 @@
 #include "core/program.h"
 
+#include <deque>
 #include <sstream>
 #include <thread>
 
@@ -28,6 +29,10 @@ Program::Program(Context* context, std::string source, cl_int& err)
   for (Device* d : context->devices()) {
     DeviceBuild b;
     b.device = d;
+    if (d->is_native()) {  // compiled by kernels-pass at build time
+      builds_.push_back(std::move(b));
+      continue;
+    }
     cl_int e = CL_SUCCESS;
     b.program.reset(clCreateProgramWithSource(d->worker().context, 1, &text, &length, &e));
     if (e != CL_SUCCESS) {
@@ -50,9 +55,14 @@ Program::Program(Context* context, const std::vector<Device*>& devices,
     const unsigned char* bin = binaries[i].data();
     size_t size = binaries[i].size();
     cl_int status = CL_SUCCESS, e = CL_SUCCESS;
-    cl_device_id vd = devices[i]->vendor();
-    b.program.reset(clCreateProgramWithBinary(devices[i]->worker().context, 1, &vd, &size, &bin,
-                                              &status, &e));
+    if (devices[i]->is_native()) {
+      b.native = runtime::native::load_binary(bin, size, b.log);
+      if (!b.native) e = status = CL_INVALID_BINARY;
+    } else {
+      cl_device_id vd = devices[i]->vendor();
+      b.program.reset(clCreateProgramWithBinary(devices[i]->worker().context, 1, &vd, &size,
+                                                &bin, &status, &e));
+    }
     if (e == CL_SUCCESS && status == CL_SUCCESS) {
       b.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
     } else {
@@ -88,11 +98,23 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
   // arguments are buffers and how kernels use them.
   std::string vendor_options = options + " -cl-kernel-arg-info";
   std::vector<std::thread> threads;
+  std::deque<cl_int> vendor_errors;  // stable addresses, one per device
   for (Device* d : devices) {
     DeviceBuild* b = build_for(d);
-    threads.emplace_back([b, &vendor_options, &options] {
+    cl_int* vendor_error = &vendor_errors.emplace_back(CL_SUCCESS);
+    threads.emplace_back([b, &vendor_options, &options, vendor_error, this] {
+      if (b->device->is_native()) {
+        // A binary loaded for the native device is already executable.
+        if (!b->native) b->native = runtime::native::build(source_, options, b->log);
+        b->options = options;
+        b->status = b->native ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+        b->binary_type = b->native ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE : CL_PROGRAM_BINARY_TYPE_NONE;
+        if (!b->native) log::info("build failed on ", b->device->name(), ":\n", b->log);
+        return;
+      }
       cl_device_id vd = b->device->vendor();
       cl_int e = clBuildProgram(b->program.get(), 1, &vd, vendor_options.c_str(), nullptr, nullptr);
+      *vendor_error = e;
       std::string log = build_log(b->program.get(), vd);
       b->options = options;
       b->log = std::move(log);
@@ -107,6 +129,10 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
   for (auto& t : threads) t.join();
   std::lock_guard lock(mutex_);
   building_ = false;
+  // The options are the same for every device: one vendor refusing them
+  // (PoCL checks them, Oclgrind only fails the build) means they are invalid.
+  for (cl_int e : vendor_errors)
+    if (e == CL_INVALID_BUILD_OPTIONS) return CL_INVALID_BUILD_OPTIONS;
   for (Device* d : devices)
     if (build_for(d)->status != CL_BUILD_SUCCESS) return CL_BUILD_PROGRAM_FAILURE;
   return CL_SUCCESS;
@@ -117,6 +143,7 @@ std::vector<std::string> Program::kernel_names() const {
   for (const auto& b : builds_) {
     if (b.status != CL_BUILD_SUCCESS && b.binary_type != CL_PROGRAM_BINARY_TYPE_EXECUTABLE)
       continue;
+    if (b.native) return runtime::native::kernel_names(*b.native);
     size_t size = 0;
     if (clGetProgramInfo(b.program.get(), CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size) != CL_SUCCESS)
       continue;
@@ -129,6 +156,19 @@ std::vector<std::string> Program::kernel_names() const {
     return out;
   }
   return {};
+}
+
+std::vector<unsigned char> Program::binary(const DeviceBuild& b) const {
+  if (b.native) return runtime::native::binary(*b.native);
+  size_t size = 0;
+  if (!b.program ||
+      clGetProgramInfo(b.program.get(), CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) !=
+          CL_SUCCESS)
+    return {};
+  std::vector<unsigned char> bin(size);
+  unsigned char* one[1] = {bin.data()};
+  if (size) clGetProgramInfo(b.program.get(), CL_PROGRAM_BINARIES, sizeof one, one, nullptr);
+  return bin;
 }
 
 }  // namespace parasol::core

@@ -9,6 +9,7 @@
 
 #include "core/context.h"
 #include "core/object.h"
+#include "runtime/native/native_compiler.h"
 #include "runtime/vendor_handle.h"
 
 namespace parasol::core {
@@ -16,6 +17,7 @@ namespace parasol::core {
 struct DeviceBuild {
   Device* device = nullptr;
   runtime::VendorProgram program;  // in the device's StarPU worker context
+  std::shared_ptr<runtime::native::NativeProgram> native;  // the native device's
   cl_build_status status = CL_BUILD_NONE;
   std::string options;
   std::string log;
@@ -36,6 +38,7 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
   bool from_binary() const { return source_.empty(); }
 
   // Builds for each listed device (in parallel, one thread per device).
+  // CL_INVALID_BUILD_OPTIONS if a vendor refused the options,
   // CL_BUILD_PROGRAM_FAILURE if any failed; CL_INVALID_OPERATION if a build
   // is running or kernels are attached.
   cl_int build(const std::vector<Device*>& devices, const std::string& options);
@@ -45,6 +48,8 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
   bool built_anywhere() const;
   // Kernel names of the built program, from the first device built.
   std::vector<std::string> kernel_names() const;
+  // The device's binary (CL_PROGRAM_BINARIES); empty if there is none.
+  std::vector<unsigned char> binary(const DeviceBuild& b) const;
 
   std::atomic<int> attached_kernels{0};
 

@@ -10,6 +10,7 @@
 #include "core/platform.h"
 #include "icd/api.h"
 #include "icd/info_out.h"
+#include "icd/native_device_info.h"
 #include "icd/validate.h"
 
 namespace parasol::icd {
@@ -109,6 +110,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_nam
   auto* dev = checked<Device>(device);
   PARASOL_REFUSE_IF(!dev, CL_INVALID_DEVICE, "not a Parasol device");
   InfoOut out(param_value_size, param_value, param_value_size_ret);
+  if (dev->is_native()) return native_device_info(*dev, param_name, out);
   cl_device_id v = dev->vendor();
   switch (param_name) {
     case CL_DEVICE_PLATFORM: return out.scalar(Platform::instance().handle());

@@ -41,6 +41,7 @@ cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name,
     case CL_EVENT_COMMAND_TYPE: return out.scalar(e->command_type());
     case CL_EVENT_COMMAND_EXECUTION_STATUS: return out.scalar(e->status());
     case CL_EVENT_REFERENCE_COUNT: return out.scalar(e->api_ref_count());
+    case CL_EVENT_PARTITIONING_FACTOR_PARASOL: return out.scalar(e->partitioning_factor());
     case CL_EVENT_DEVICE_PARASOL:
       return out.scalar(e->executed_on() ? e->executed_on()->handle() : cl_device_id{nullptr});
     default:

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/device.h"
+#include "core/kernel.h"
 #include "icd/validate.h"
 #include "runtime/device_stats.h"
 
@@ -28,6 +29,22 @@ cl_int CL_API_CALL clResetDeviceStatsPARASOL(cl_device_id device) {
   return CL_SUCCESS;
 }
 
+cl_int CL_API_CALL clSetKernelDivideFunctionPARASOL(cl_kernel kernel, cl_parasol_divide_fn fn,
+                                                   cl_uint min_factor, cl_uint max_factor,
+                                                   void* user_data) {
+  auto* k = checked<core::Kernel>(kernel);
+  PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
+  PARASOL_REFUSE_IF(fn && (min_factor == 0 || min_factor > max_factor), CL_INVALID_VALUE,
+                    "invalid partitioning-factor range [", min_factor, ", ", max_factor, "]");
+  core::DivideFunction d;
+  d.fn = fn;  // null removes the divide function
+  d.min_factor = min_factor;
+  d.max_factor = max_factor;
+  d.user_data = user_data;
+  k->set_divide_function(d);
+  return CL_SUCCESS;
+}
+
 }  // namespace
 
 void* extension_function(const char* func_name) {
@@ -38,6 +55,8 @@ void* extension_function(const char* func_name) {
   static const Entry entries[] = {
       {"clGetDeviceStatsPARASOL", reinterpret_cast<void*>(&clGetDeviceStatsPARASOL)},
       {"clResetDeviceStatsPARASOL", reinterpret_cast<void*>(&clResetDeviceStatsPARASOL)},
+      {"clSetKernelDivideFunctionPARASOL",
+       reinterpret_cast<void*>(&clSetKernelDivideFunctionPARASOL)},
   };
   for (const auto& e : entries)
     if (!std::strcmp(e.name, func_name)) return e.fn;

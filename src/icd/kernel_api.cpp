@@ -9,6 +9,8 @@
 #include "icd/info_out.h"
 #include "icd/validate.h"
 #include "runtime/kernel_command.h"
+#include "runtime/native/native_compiler.h"
+#include "schedulers/divided_enqueue.h"
 
 namespace parasol::icd {
 namespace {
@@ -82,6 +84,32 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
                                   const void* arg_value) {
   auto* k = checked<Kernel>(kernel);
   PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
+  // SOCL's divide-function convention: indexes -1 (function), -2 (factor
+  // range, two cl_uint) and -3 (user data).
+  if (arg_index >= static_cast<cl_uint>(-3)) {
+    PARASOL_REFUSE_IF(!arg_value, CL_INVALID_ARG_VALUE, "a divide-function setting needs a value");
+    switch (static_cast<int>(arg_index)) {
+      case -1:
+        PARASOL_REFUSE_IF(arg_size != sizeof(void*), CL_INVALID_ARG_SIZE,
+                          "index -1 takes a function pointer");
+        k->set_socl_divide_function(*static_cast<const core::DivideFunction::SoclFn*>(arg_value));
+        return CL_SUCCESS;
+      case -2: {
+        PARASOL_REFUSE_IF(arg_size != 2 * sizeof(cl_uint), CL_INVALID_ARG_SIZE,
+                          "index -2 takes two cl_uint (min and max factor)");
+        auto* range = static_cast<const cl_uint*>(arg_value);
+        PARASOL_REFUSE_IF(range[0] == 0 || range[0] > range[1], CL_INVALID_VALUE,
+                          "invalid partitioning-factor range [", range[0], ", ", range[1], "]");
+        k->set_divide_range(range[0], range[1]);
+        return CL_SUCCESS;
+      }
+      default:
+        PARASOL_REFUSE_IF(arg_size != sizeof(void*), CL_INVALID_ARG_SIZE,
+                          "index -3 takes a pointer");
+        k->set_divide_user_data(*static_cast<void* const*>(arg_value));
+        return CL_SUCCESS;
+    }
+  }
   PARASOL_REFUSE_IF(arg_index >= k->num_args(), CL_INVALID_ARG_INDEX, "kernel ", k->name(),
                     " has ", k->num_args(), " arguments, not ", arg_index + 1);
   const auto& info = k->arg_info()[arg_index];
@@ -161,13 +189,25 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id devic
   if (!device) d = devices.front();
   PARASOL_REFUSE_IF(!d || !k->program()->context()->has_device(d), CL_INVALID_DEVICE,
                     "not a device of the kernel's context");
-  cl_kernel vk = k->vendor_for(d);
-  PARASOL_REFUSE_IF(!vk, CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built for ",
-                    d->name());
+  PARASOL_REFUSE_IF(!k->runs_on(d), CL_INVALID_PROGRAM_EXECUTABLE,
+                    "the program is not built for ", d->name());
   PARASOL_REFUSE_IF(param_name == CL_KERNEL_GLOBAL_WORK_SIZE, CL_INVALID_VALUE,
                     "CL_KERNEL_GLOBAL_WORK_SIZE is for custom devices and built-in kernels");
-  return ::clGetKernelWorkGroupInfo(vk, d->vendor(), param_name, param_value_size, param_value,
-                                  param_value_size_ret);
+  if (cl_kernel vk = k->vendor_for(d))
+    return ::clGetKernelWorkGroupInfo(vk, d->vendor(), param_name, param_value_size, param_value,
+                                      param_value_size_ret);
+  // The native device answers for itself.
+  InfoOut out(param_value_size, param_value, param_value_size_ret);
+  auto limits = k->work_group_limits(d);
+  switch (param_name) {
+    case CL_KERNEL_WORK_GROUP_SIZE: return out.scalar(limits.max_total);
+    case CL_KERNEL_COMPILE_WORK_GROUP_SIZE: return out.array(std::vector<size_t>(limits.reqd.begin(), limits.reqd.end()));
+    case CL_KERNEL_LOCAL_MEM_SIZE: return out.scalar(cl_ulong{runtime::native::static_local_bytes(*k->native_for(d))});
+    case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out.scalar(size_t{16});
+    case CL_KERNEL_PRIVATE_MEM_SIZE: return out.scalar(cl_ulong{runtime::native::private_bytes(*k->native_for(d))});
+    default:
+      return refuse(__func__, CL_INVALID_VALUE, "unknown param_name 0x", std::hex, param_name);
+  }
 }
 
 cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_index,
@@ -201,7 +241,7 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
   PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
   PARASOL_REFUSE_IF(k->program()->context() != q->context(), CL_INVALID_CONTEXT,
                     "queue and kernel of different contexts");
-  PARASOL_REFUSE_IF(q->device() && !k->vendor_for(q->device()), CL_INVALID_PROGRAM_EXECUTABLE,
+  PARASOL_REFUSE_IF(q->device() && !k->runs_on(q->device()), CL_INVALID_PROGRAM_EXECUTABLE,
                     "the program of kernel ", k->name(), " is not built for ", q->device()->name());
   PARASOL_REFUSE_IF(work_dim < 1 || work_dim > 3, CL_INVALID_WORK_DIMENSION, "work_dim ",
                     work_dim, " is not 1, 2 or 3");
@@ -220,37 +260,31 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
       range.local[i] = local_work_size[i];
     }
   }
-  if (local_work_size) {
+  // Every device the command may run on must accept the work-group.
+  std::vector<Device*> candidates;
+  if (q->device())
+    candidates.push_back(q->device());
+  else
+    candidates = q->context()->devices();
+  for (Device* d : candidates) {
+    if (!k->runs_on(d)) continue;
+    auto limits = k->work_group_limits(d);
+    // OpenCL 1.2: a kernel declared with reqd_work_group_size needs it given.
+    PARASOL_REFUSE_IF(!local_work_size && limits.reqd[0] != 0, CL_INVALID_WORK_GROUP_SIZE,
+                      "kernel ", k->name(), " has a reqd_work_group_size but local_work_size is null");
+    if (!local_work_size) continue;
     for (cl_uint i = work_dim; i < 3; ++i) range.local[i] = 1;
-    // Every device the command may run on must accept the work-group.
-    std::vector<Device*> candidates;
-    if (q->device())
-      candidates.push_back(q->device());
-    else
-      candidates = q->context()->devices();
-    for (Device* d : candidates) {
-      cl_kernel vk = k->vendor_for(d);
-      if (!vk) continue;
-      size_t max_wg = 0, kernel_wg = 0, items[3] = {0, 0, 0};
-      ::clGetDeviceInfo(d->vendor(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, nullptr);
-      ::clGetDeviceInfo(d->vendor(), CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, nullptr);
-      ::clGetKernelWorkGroupInfo(vk, d->vendor(), CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_wg,
-                               &kernel_wg, nullptr);
-      size_t total = range.local[0] * range.local[1] * range.local[2];
-      PARASOL_REFUSE_IF(total > std::min(max_wg, kernel_wg ? kernel_wg : max_wg),
-                        CL_INVALID_WORK_GROUP_SIZE, "work-group of ", total,
-                        " items exceeds what ", d->name(), " accepts for ", k->name());
-      for (cl_uint i = 0; i < work_dim; ++i)
-        PARASOL_REFUSE_IF(range.local[i] > items[i], CL_INVALID_WORK_ITEM_SIZE,
-                          "local_work_size[", i, "] exceeds ", d->name(), "'s limit");
-      size_t reqd[3] = {0, 0, 0};
-      ::clGetKernelWorkGroupInfo(vk, d->vendor(), CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd,
-                               reqd, nullptr);
-      PARASOL_REFUSE_IF(reqd[0] && (reqd[0] != range.local[0] || reqd[1] != range.local[1] ||
-                                    reqd[2] != range.local[2]),
-                        CL_INVALID_WORK_GROUP_SIZE, "local size differs from the kernel's "
-                        "reqd_work_group_size");
-    }
+    size_t total = range.local[0] * range.local[1] * range.local[2];
+    PARASOL_REFUSE_IF(total > limits.max_total, CL_INVALID_WORK_GROUP_SIZE, "work-group of ",
+                      total, " items exceeds what ", d->name(), " accepts for ", k->name());
+    for (cl_uint i = 0; i < work_dim; ++i)
+      PARASOL_REFUSE_IF(range.local[i] > limits.max_items[i], CL_INVALID_WORK_ITEM_SIZE,
+                        "local_work_size[", i, "] exceeds ", d->name(), "'s limit");
+    PARASOL_REFUSE_IF(limits.reqd[0] && (limits.reqd[0] != range.local[0] ||
+                                         limits.reqd[1] != range.local[1] ||
+                                         limits.reqd[2] != range.local[2]),
+                      CL_INVALID_WORK_GROUP_SIZE,
+                      "local size differs from the kernel's reqd_work_group_size");
   }
   std::vector<KernelArg> args;
   PARASOL_REFUSE_IF(!k->snapshot_args(args), CL_INVALID_KERNEL_ARGS, "kernel ", k->name(),
@@ -260,9 +294,19 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
                                    q->context(), waits))
     return err;
   unsigned sched_ctx = q->device() ? 0 : q->context()->sched_ctx();
-  auto work = std::make_unique<runtime::KernelCommand>(k, std::move(args), range, q->device(),
-                                                       sched_ctx);
-  give_event(q->enqueue(CL_COMMAND_NDRANGE_KERNEL, std::move(work), waits), event);
+  auto enqueue_kernel = [&](std::span<core::Event* const> after) {
+    auto work = std::make_unique<runtime::KernelCommand>(k, std::move(args), range, q->device(),
+                                                         sched_ctx);
+    return q->enqueue(CL_COMMAND_NDRANGE_KERNEL, std::move(work), after);
+  };
+  // A divisible kernel on a context queue: granularity adaptation decides.
+  if (!q->device() && k->divide_function().set() && !schedulers::dividing(k)) {
+    give_event(schedulers::enqueue_divided(*q, *k, runtime::KernelCommand::launch_key(*k, args, range),
+                                           waits, enqueue_kernel),
+               event);
+    return CL_SUCCESS;
+  }
+  give_event(enqueue_kernel(waits), event);
   return CL_SUCCESS;
 }
 

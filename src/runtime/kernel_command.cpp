@@ -1,6 +1,10 @@
 #include "runtime/kernel_command.h"
 
 #include "runtime/kernel_codelets.h"
+#include "runtime/native/native_compiler.h"
+
+#include <functional>
+#include <string>
 #include "util/log.h"
 
 namespace parasol::runtime {
@@ -25,28 +29,65 @@ KernelCommand::KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> 
 starpu_codelet* KernelCommand::codelet() { return kernel_codelet(kernel_->model_symbol()); }
 
 bool KernelCommand::can_run_on(const core::Device& device) const {
-  return kernel_->vendor_for(&device) != nullptr;
+  return kernel_->runs_on(&device);
 }
 
+cl_int KernelCommand::execute_on_host(void* buffers[], core::Device& device) {
+  const native::NativeKernel* k = kernel_->native_for(&device);
+  if (!k) {
+    log::error("kernel ", kernel_->name(), " is not built for ", device.name());
+    return CL_INVALID_PROGRAM_EXECUTABLE;
+  }
+  std::vector<void*> memory(args_.size(), nullptr);
+  for (size_t i = 0; i < args_.size(); ++i) {
+    const auto& a = args_[i];
+    if (a.kind != core::KernelArg::Kind::Buffer || !a.buffer) continue;
+    auto* base = reinterpret_cast<std::byte*>(STARPU_VARIABLE_GET_PTR(buffers[buffer_index_[i]]));
+    memory[i] = base + a.buffer->origin();
+  }
+  native::Launch launch;
+  launch.work_dim = range_.work_dim;
+  launch.offset = range_.offset;
+  launch.global = range_.global;
+  launch.local = range_.local;
+  return native::run(*k, args_, memory, launch);
+}
+
+namespace {
+
 // Alike launches: same NDRange, same buffer sizes (values may differ).
-std::uint32_t KernelCommand::footprint() const {
-  std::uint32_t h = starpu_hash_crc32c_be_n(range_.global.data(), sizeof range_.global, 0);
-  h = starpu_hash_crc32c_be_n(range_.local.data(), sizeof range_.local, h);
-  for (const auto& a : args_)
+std::uint32_t shape_hash(const std::vector<core::KernelArg>& args, const NDRange& range,
+                         std::uint32_t seed) {
+  std::uint32_t h = starpu_hash_crc32c_be_n(range.global.data(), sizeof range.global, seed);
+  h = starpu_hash_crc32c_be_n(range.local.data(), sizeof range.local, h);
+  for (const auto& a : args)
     if (a.kind == core::KernelArg::Kind::Buffer && a.buffer)
       h = starpu_hash_crc32c_be(static_cast<std::uint32_t>(a.buffer->size()), h);
   return h;
 }
 
+}  // namespace
+
+std::uint32_t KernelCommand::footprint() const { return shape_hash(args_, range_, 0); }
+
+std::uint64_t KernelCommand::launch_key(const core::Kernel& kernel,
+                                        const std::vector<core::KernelArg>& args,
+                                        const NDRange& range) {
+  auto kernel_id = static_cast<std::uint64_t>(std::hash<std::string>{}(kernel.model_symbol()));
+  return (kernel_id << 32) ^ shape_hash(args, range, static_cast<std::uint32_t>(kernel_id));
+}
+
 std::size_t KernelCommand::size() const { return range_.global[0] * range_.global[1] * range_.global[2]; }
 
-cl_int KernelCommand::execute(void* buffers[], core::Device& device) {
+cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event& done) {
   cl_kernel k = kernel_->vendor_for(&device);
   if (!k) {
     log::error("kernel ", kernel_->name(), " is not built for ", device.name());
     return CL_INVALID_PROGRAM_EXECUTABLE;
   }
-  std::vector<VendorMem> windows;  // vendor sub-buffers for Parasol sub-buffers
+  // Vendor sub-buffers for Parasol sub-buffers: released once enqueued (the
+  // vendor keeps what an enqueued kernel uses alive).
+  std::vector<VendorMem> windows;
   for (cl_uint i = 0; i < args_.size(); ++i) {
     const auto& a = args_[i];
     cl_int err = CL_SUCCESS;
@@ -84,7 +125,6 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device) {
       return err;
     }
   }
-  cl_event done = nullptr;
   bool local_given = range_.local[0] != 0;
   cl_int err = clEnqueueNDRangeKernel(device.worker().queue, k, range_.work_dim,
                                       range_.offset.data(), range_.global.data(),
@@ -93,15 +133,10 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device) {
   if (err != CL_SUCCESS) {
     log::error("kernel ", kernel_->name(), " on ", device.name(), " (",
                device.vendor_platform_name(), "): launch failed with error ", err);
+    done = nullptr;
     return err;
   }
-  VendorEvent event(done);
-  clWaitForEvents(1, &done);
-  cl_int status = CL_COMPLETE;
-  clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
-  if (status < 0)
-    log::error("kernel ", kernel_->name(), " on ", device.name(), " failed with status ", status);
-  return status < 0 ? status : CL_COMPLETE;
+  return CL_COMPLETE;
 }
 
 }  // namespace parasol::runtime

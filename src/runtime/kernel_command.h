@@ -22,7 +22,11 @@ class KernelCommand final : public TaskCommand {
  public:
   KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> args, const NDRange& range,
                 core::Device* pinned, unsigned sched_ctx);
-  cl_int execute(void* buffers[], core::Device& device) override;
+  cl_int execute(void* buffers[], core::Device& device, cl_event& done) override;
+  cl_int execute_on_host(void* buffers[], core::Device& device) override;
+  // Launches that are alike (kernel, NDRange, buffer sizes) share a key.
+  static std::uint64_t launch_key(const core::Kernel& kernel,
+                                  const std::vector<core::KernelArg>& args, const NDRange& range);
   bool can_run_on(const core::Device& device) const override;
   std::uint32_t footprint() const override;
   std::size_t size() const override;

@@ -12,6 +12,6 @@ MigrateCommand::MigrateCommand(core::Device* device,
     access(*b, content_undefined && !b->parent() ? STARPU_W : STARPU_R);
 }
 
-cl_int MigrateCommand::execute(void*[], core::Device&) { return CL_COMPLETE; }
+cl_int MigrateCommand::execute(void*[], core::Device&, cl_event&) { return CL_COMPLETE; }
 
 }  // namespace parasol::runtime

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "runtime/deferred_release.h"
+#include "runtime/native/native_compiler.h"
 #include "runtime/device_stats.h"
 #include "util/log.h"
 
@@ -19,7 +20,9 @@ std::atomic<bool> g_running{false};
 // Parasol's defaults for StarPU; a user's own STARPU_* settings win.
 void set_default_environment() {
   setenv("STARPU_OPENCL_ON_CPUS", "1", 0);  // PoCL and other CPU OpenCL devices count
-  setenv("STARPU_NCPU", "0", 0);            // vendor devices run on OpenCL workers
+  // Vendor devices run on OpenCL workers; the native CPU device is one CPU
+  // worker whose launches spread over every core (runtime/native/).
+  setenv("STARPU_NCPU", native::available() ? "1" : "0", 0);
   setenv("STARPU_SILENT", "1", 0);
   // Vendors run their own threads; pinning StarPU's driver threads on top of
   // them only fights the vendor's placement.
@@ -59,6 +62,9 @@ bool StarpuRuntime::start() {
 
   const int nworkers = static_cast<int>(starpu_worker_get_count());
   for (int w = 0; w < nworkers; ++w) {
+    if (starpu_worker_get_type(w) == STARPU_CPU_WORKER && native_worker_ < 0 &&
+        native::available())
+      native_worker_ = w;
     if (starpu_worker_get_type(w) != STARPU_OPENCL_WORKER) continue;
     VendorWorker vw;
     vw.worker_id = w;

@@ -38,6 +38,8 @@ class StarpuRuntime {
 
   const std::vector<VendorWorker>& vendor_workers() const { return vendor_workers_; }
   const VendorWorker* worker_for_devid(int devid) const;
+  // The StarPU CPU worker of the native CPU device, or -1 when there is none.
+  int native_worker() const { return native_worker_; }
 
  private:
   StarpuRuntime() = default;
@@ -45,6 +47,7 @@ class StarpuRuntime {
   static void shutdown_at_exit();
 
   std::vector<VendorWorker> vendor_workers_;
+  int native_worker_ = -1;
 };
 
 }  // namespace parasol::runtime

@@ -23,8 +23,13 @@ class TaskCommand : public core::Command {
   void launch(core::Event& event) final;
 
   // Runs on the StarPU worker of device; buffers[i] is the StarPU interface
-  // of handles()[i] on that device.
-  virtual cl_int execute(void* buffers[], core::Device& device) = 0;
+  // of handles()[i] on that device. The work is enqueued on the worker's
+  // vendor queue; the vendor event left in `done` decides the command's
+  // status once it completes.
+  virtual cl_int execute(void* buffers[], core::Device& device, cl_event& done) = 0;
+  // The same on the native CPU device's worker: buffers[i] are main-RAM
+  // interfaces. Runs the work to completion.
+  virtual cl_int execute_on_host(void* buffers[], core::Device& device) = 0;
   // Whether device can run this command (a kernel needs its program built there).
   virtual bool can_run_on(const core::Device&) const { return true; }
   // Performance-model keys: commands that are alike share a footprint; the
@@ -46,6 +51,7 @@ class TaskCommand : public core::Command {
 
  private:
   static void run_on_opencl(void* buffers[], void* self);
+  static void run_on_cpu(void* buffers[], void* self);
   static int can_execute(unsigned worker, starpu_task* task, unsigned nimpl);
   static void on_done(void* self);
 
@@ -55,6 +61,8 @@ class TaskCommand : public core::Command {
   std::vector<starpu_data_access_mode> modes_;
   core::Event* event_ = nullptr;
   cl_int status_ = CL_COMPLETE;
+  cl_event done_ = nullptr;
+  std::uint64_t started_ = 0;
 };
 
 }  // namespace parasol::runtime

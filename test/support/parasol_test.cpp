@@ -1,5 +1,11 @@
 #include "support/parasol_test.h"
 
+#include <cstdlib>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <thread>
+
 namespace parasol_test {
 namespace {
 
@@ -60,7 +66,10 @@ std::vector<cl_device_id> devices_of(const std::string& prefix) {
 }
 
 std::vector<cl_device_id> pocl_devices() { return devices_of("Portable Computing Language"); }
-std::vector<cl_device_id> oclgrind_devices() { return devices_of("Oclgrind"); }
+std::vector<cl_device_id> oclgrind_devices() {
+  const char* other = std::getenv("PARASOL_TEST_OTHER_VENDOR");
+  return devices_of(other && *other ? other : "Oclgrind");
+}
 
 Context::Context(const std::vector<cl_device_id>& devs, const cl_context_properties* props) {
   REQUIRE(!devs.empty());
@@ -121,6 +130,74 @@ cl_int event_status(cl_event e) {
   cl_int status = 0;
   CL_REQUIRE(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
   return status;
+}
+
+cl_int wait_bounded(cl_event e, double seconds) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  cl_int status = CL_QUEUED;
+  for (;;) {
+    status = event_status(e);
+    if (status <= CL_COMPLETE || std::chrono::steady_clock::now() > deadline) return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+bool returns_within(std::function<void()> fn, double seconds) {
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  std::thread([fn = std::move(fn), done] {
+    fn();
+    done->store(true);
+  }).detach();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!done->load()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return true;
+}
+
+const cl_icd_dispatch& parasol_dispatch(const void* h) {
+  return **static_cast<const cl_icd_dispatch* const*>(h);
+}
+
+cl_device_id vendor_device(cl_device_id d) {
+  cl_device_id v = nullptr;
+  CL_REQUIRE(clGetDeviceInfo(d, CL_DEVICE_VENDOR_DEVICE_PARASOL, sizeof v, &v, nullptr));
+  return v;
+}
+
+UserEvent::UserEvent(cl_context ctx) {
+  cl_int err = CL_SUCCESS;
+  e = clCreateUserEvent(ctx, &err);
+  CL_REQUIRE(err);
+}
+UserEvent::~UserEvent() {
+  if (!e) return;
+  if (!set_once) clSetUserEventStatus(e, CL_COMPLETE);
+  clReleaseEvent(e);
+}
+void UserEvent::set(cl_int status) {
+  set_once = true;
+  CL_REQUIRE(clSetUserEventStatus(e, status));
+}
+
+std::string build_log(cl_program p, cl_device_id d) {
+  size_t size = 0;
+  if (clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS)
+    return "(no log)";
+  std::string log(size, '\0');
+  clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+  return log.c_str();
+}
+
+cl_program build_program(cl_context ctx, const std::string& source, cl_int& build_err,
+                         const std::string& options) {
+  const char* text = source.c_str();
+  cl_int err = CL_SUCCESS;
+  cl_program prog = clCreateProgramWithSource(ctx, 1, &text, nullptr, &err);
+  CL_REQUIRE(err);
+  build_err = clBuildProgram(prog, 0, nullptr, options.c_str(), nullptr, nullptr);
+  return prog;
 }
 
 }  // namespace parasol_test

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <CL/cl.h>
+#include <CL/cl_icd.h>
 #include <CL/cl_parasol.h>
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,9 @@ std::vector<cl_device_id> devices(cl_device_type type = CL_DEVICE_TYPE_ALL);
 // ("Portable Computing Language", "Oclgrind").
 std::vector<cl_device_id> devices_of(const std::string& vendor_prefix);
 std::vector<cl_device_id> pocl_devices();
+// The suite's second vendor: Oclgrind, or the platform named by
+// PARASOL_TEST_OTHER_VENDOR (on the GPU machine: "NVIDIA CUDA"), so every
+// mixed-vendor test also runs with a real GPU beside PoCL.
 std::vector<cl_device_id> oclgrind_devices();
 
 std::string device_name(cl_device_id d);
@@ -91,5 +96,38 @@ template <typename... Args>
 void set_args(cl_kernel k, const Args&... args) { set_args_from(k, 0, args...); }
 
 cl_int event_status(cl_event e);
+
+// Polls until the event reaches CL_COMPLETE or an error, or the time is up;
+// returns the last status seen (still positive on time-out). Never hangs.
+cl_int wait_bounded(cl_event e, double seconds = 30.0);
+
+// Runs fn on a helper thread; true if it returned within the time. A call
+// that hangs is left behind (detached) so the test fails instead of hanging.
+bool returns_within(std::function<void()> fn, double seconds = 30.0);
+
+// Parasol's own dispatch table, read from a live Parasol handle: calls
+// through it reach Parasol directly, even with handles the ICD loader could
+// not dispatch (released, foreign, or pointers to stack structs).
+const cl_icd_dispatch& parasol_dispatch(const void* live_parasol_handle);
+
+// The vendor's own cl_device_id behind a Parasol device.
+cl_device_id vendor_device(cl_device_id parasol_device);
+
+// A user event of ctx (owned).
+struct UserEvent {
+  cl_event e = nullptr;
+  explicit UserEvent(cl_context ctx);
+  ~UserEvent();  // completes the event first if nobody did, so nothing stays gated
+  void set(cl_int status);
+  operator cl_event() const { return e; }
+  cl_event* ptr() { return &e; }
+  bool set_once = false;
+};
+
+std::string build_log(cl_program p, cl_device_id d);
+// A program built for its whole context that may fail on some devices:
+// returns clBuildProgram's answer.
+cl_program build_program(cl_context ctx, const std::string& source, cl_int& build_err,
+                         const std::string& options = "");
 
 }  // namespace parasol_test

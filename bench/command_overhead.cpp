@@ -1,0 +1,166 @@
+// Per-command overhead: the same command stream sent to a vendor device
+// directly, to the same device through a Parasol device queue, and through
+// a Parasol context queue holding only that device. One process, one run,
+// ratios against the vendor.
+//
+//   bench_command_overhead [vendor-platform-prefix]   (default: first vendor
+//   platform behind Parasol's first device)
+#include <algorithm>
+#include <cstring>
+
+#include "bench_util.h"
+
+using namespace bench;
+
+namespace {
+
+const char* kSource =
+    "__kernel void empty_kernel() {}\n"
+    "__kernel void tiny_saxpy(__global float* y, __global const float* x, float a) {\n"
+    "  size_t i = get_global_id(0); y[i] = a * x[i] + y[i];\n"
+    "}\n";
+
+struct Setup {
+  cl_context ctx;
+  cl_command_queue q;
+  cl_program prog;
+  cl_kernel empty, tiny;
+  cl_mem x, y;
+};
+
+Setup make(cl_context ctx, cl_device_id queue_device) {
+  Setup s{};
+  cl_int err;
+  s.ctx = ctx;
+  s.q = clCreateCommandQueue(ctx, queue_device, 0, &err);
+  BENCH_CHECK(err);
+  s.prog = build(ctx, kSource);
+  s.empty = clCreateKernel(s.prog, "empty_kernel", &err);
+  BENCH_CHECK(err);
+  s.tiny = clCreateKernel(s.prog, "tiny_saxpy", &err);
+  BENCH_CHECK(err);
+  s.x = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 1024 * sizeof(float), nullptr, &err);
+  s.y = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 1024 * sizeof(float), nullptr, &err);
+  float a = 2.0f;
+  BENCH_CHECK(clSetKernelArg(s.tiny, 0, sizeof(cl_mem), &s.y));
+  BENCH_CHECK(clSetKernelArg(s.tiny, 1, sizeof(cl_mem), &s.x));
+  BENCH_CHECK(clSetKernelArg(s.tiny, 2, sizeof a, &a));
+  BENCH_CHECK(clFinish(s.q));
+  return s;
+}
+
+struct Figures {
+  double empty, tiny, chain, write, roundtrip;  // microseconds per command
+};
+
+Figures measure(Setup& s, int n) {
+  Figures f{};
+  const size_t one = 1, many = 1024;
+  auto per = [n](double secs) { return secs * 1e6 / n; };
+  f.empty = per(best_of(3, [&] {
+    for (int i = 0; i < n; ++i)
+      BENCH_CHECK(clEnqueueNDRangeKernel(s.q, s.empty, 1, nullptr, &one, nullptr, 0, nullptr, nullptr));
+    BENCH_CHECK(clFinish(s.q));
+  }));
+  f.tiny = per(best_of(3, [&] {
+    for (int i = 0; i < n; ++i)
+      BENCH_CHECK(clEnqueueNDRangeKernel(s.q, s.tiny, 1, nullptr, &many, nullptr, 0, nullptr, nullptr));
+    BENCH_CHECK(clFinish(s.q));
+  }));
+  f.chain = per(best_of(3, [&] {
+    cl_event prev = nullptr;
+    for (int i = 0; i < n; ++i) {
+      cl_event e;
+      BENCH_CHECK(clEnqueueNDRangeKernel(s.q, s.tiny, 1, nullptr, &many, nullptr, prev ? 1 : 0,
+                                         prev ? &prev : nullptr, &e));
+      if (prev) clReleaseEvent(prev);
+      prev = e;
+    }
+    BENCH_CHECK(clWaitForEvents(1, &prev));
+    clReleaseEvent(prev);
+  }));
+  float small[16] = {};
+  f.write = per(best_of(3, [&] {
+    for (int i = 0; i < n; ++i)
+      BENCH_CHECK(clEnqueueWriteBuffer(s.q, s.x, CL_FALSE, 0, sizeof small, small, 0, nullptr, nullptr));
+    BENCH_CHECK(clFinish(s.q));
+  }));
+  int rt = std::max(1, n / 4);
+  f.roundtrip = best_of(3, [&] {
+    for (int i = 0; i < rt; ++i) {
+      BENCH_CHECK(clEnqueueNDRangeKernel(s.q, s.empty, 1, nullptr, &one, nullptr, 0, nullptr, nullptr));
+      BENCH_CHECK(clFinish(s.q));
+    }
+  }) * 1e6 / rt;
+  return f;
+}
+
+void release(Setup& s) {
+  clReleaseMemObject(s.x);
+  clReleaseMemObject(s.y);
+  clReleaseKernel(s.empty);
+  clReleaseKernel(s.tiny);
+  clReleaseProgram(s.prog);
+  clReleaseCommandQueue(s.q);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int n = env_int("BENCH_COMMANDS", 2000);
+  cl_platform_id parasol = find_platform("Parasol");
+  auto pdevs = devices(parasol);
+  if (pdevs.empty()) {
+    std::fprintf(stderr, "no Parasol device\n");
+    return 1;
+  }
+  cl_device_id pdev = pdevs[0];
+  if (argc > 1)
+    for (auto d : pdevs)
+      if (vendor_of(d).rfind(argv[1], 0) == 0) { pdev = d; break; }
+  cl_device_id vdev = vendor_device_of(pdev);
+  cl_int err;
+
+  cl_context vctx = clCreateContext(nullptr, 1, &vdev, nullptr, nullptr, &err);
+  BENCH_CHECK(err);
+  Setup vendor = make(vctx, vdev);
+  cl_context pctx = clCreateContext(nullptr, 1, &pdev, nullptr, nullptr, &err);
+  BENCH_CHECK(err);
+  Setup devq = make(pctx, pdev);
+  Setup ctxq = make(pctx, nullptr);
+
+  // Interleaved rounds, so that machine noise hits all three alike.
+  Figures v{1e30, 1e30, 1e30, 1e30, 1e30}, d = v, c = v;
+  auto keep_best = [](Figures& best, const Figures& f) {
+    best.empty = std::min(best.empty, f.empty);
+    best.tiny = std::min(best.tiny, f.tiny);
+    best.chain = std::min(best.chain, f.chain);
+    best.write = std::min(best.write, f.write);
+    best.roundtrip = std::min(best.roundtrip, f.roundtrip);
+  };
+  for (int round = 0; round < 3; ++round) {
+    keep_best(v, measure(vendor, n));
+    keep_best(d, measure(devq, n));
+    keep_best(c, measure(ctxq, n));
+  }
+
+  std::printf("Per-command overhead on %s (%s), %d commands, best of 9 runs, microseconds per command\n\n",
+              device_name(pdev).c_str(), vendor_of(pdev).c_str(), n);
+  std::printf("| command stream | vendor direct | Parasol device queue | ratio | Parasol context queue | ratio |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  auto row = [](const char* name, double vv, double dd, double cc) {
+    std::printf("| %s | %.2f | %.2f | %.2fx | %.2f | %.2fx |\n", name, vv, dd, dd / vv, cc, cc / vv);
+  };
+  row("empty kernel (enqueue N, finish)", v.empty, d.empty, c.empty);
+  row("tiny kernel, 1024 items", v.tiny, d.tiny, c.tiny);
+  row("dependent chain (event wait lists)", v.chain, d.chain, c.chain);
+  row("small write, 64 B, non-blocking", v.write, d.write, c.write);
+  row("empty kernel + clFinish each", v.roundtrip, d.roundtrip, c.roundtrip);
+
+  release(vendor);
+  release(devq);
+  release(ctxq);
+  clReleaseContext(vctx);
+  clReleaseContext(pctx);
+  return 0;
+}

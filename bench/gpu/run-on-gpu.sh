@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs Parasol on the GPU machine (see ../shared/gpu/README.md): NVIDIA's
+# OpenCL and PoCL registered beside Parasol, everything from the carried
+# .gpu folder. Usage (there): bash bench/gpu/run-on-gpu.sh COMMAND...
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+gpu=$root/.gpu
+mkdir -p /tmp/root
+for d in "$gpu"/debs/*.deb; do dpkg -x "$d" /tmp/root; done
+export LD_LIBRARY_PATH=/tmp/root/usr/lib/x86_64-linux-gnu:/tmp/root/lib/x86_64-linux-gnu:$gpu/lib
+mkdir -p /tmp/no-hwloc-plugins && export HWLOC_PLUGINS_PATH=/tmp/no-hwloc-plugins
+mkdir -p /tmp/vendors
+echo /usr/lib/libnvidia-opencl.so.1 > /tmp/vendors/nvidia.icd
+cp /etc/OpenCL/vendors/pocl.icd /tmp/vendors/
+echo "$gpu/lib/libParasol.so" > /tmp/vendors/parasol.icd
+export OCL_ICD_VENDORS=/tmp/vendors STARPU_HOME=/tmp/starpu-home PARASOL_TEST_OTHER_VENDOR="NVIDIA CUDA"
+# Two PoCL devices, as in the test suite.
+export POCL_DEVICES="${POCL_DEVICES:-pthread pthread}"
+mkdir -p "$STARPU_HOME"
+exec "$@"

@@ -1,0 +1,176 @@
+// The native CPU device's programs and launches, over kernels-pass/.
+#include "runtime/native/native_compiler.h"
+
+#include "core/kernel.h"
+
+#include <parasol/kernels/compiler.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "runtime/native/thread_pool.h"
+
+namespace parasol::runtime::native {
+
+struct NativeProgram {
+  std::unique_ptr<kernels::CompiledProgram> compiled;
+};
+
+struct NativeKernel {
+  std::shared_ptr<NativeProgram> program;  // keeps the JIT code alive
+  kernels::WorkGroupFn fn = nullptr;
+  const kernels::KernelInfo* info = nullptr;
+};
+
+bool available() {
+  const char* off = std::getenv("PARASOL_NATIVE_DEVICE");
+  return !(off && !std::strcmp(off, "0"));
+}
+
+std::shared_ptr<NativeProgram> build(const std::string& source, const std::string& options,
+                                     std::string& log) {
+  kernels::BuildResult r = kernels::build(source, options);
+  log = std::move(r.log);
+  if (!r.program) return nullptr;
+  auto p = std::make_shared<NativeProgram>();
+  p->compiled = std::move(r.program);
+  return p;
+}
+
+std::shared_ptr<NativeProgram> load_binary(const unsigned char* data, std::size_t size,
+                                           std::string& log) {
+  kernels::BuildResult r = kernels::load_binary(data, size);
+  log = std::move(r.log);
+  if (!r.program) return nullptr;
+  auto p = std::make_shared<NativeProgram>();
+  p->compiled = std::move(r.program);
+  return p;
+}
+
+std::vector<unsigned char> binary(const NativeProgram& program) { return program.compiled->binary(); }
+
+std::vector<std::string> kernel_names(const NativeProgram& program) {
+  std::vector<std::string> names;
+  for (const auto& k : program.compiled->kernels()) names.push_back(k.name);
+  return names;
+}
+
+std::shared_ptr<NativeKernel> find_kernel(const std::shared_ptr<NativeProgram>& program,
+                                          const std::string& name) {
+  for (const auto& k : program->compiled->kernels()) {
+    if (k.name != name) continue;
+    auto nk = std::make_shared<NativeKernel>();
+    nk->program = program;
+    nk->fn = program->compiled->entry(name);
+    nk->info = &k;
+    return nk->fn ? nk : nullptr;
+  }
+  return nullptr;
+}
+
+std::vector<core::KernelArgInfo> arg_info(const NativeKernel& kernel) {
+  std::vector<core::KernelArgInfo> out;
+  for (const auto& a : kernel.info->args) {
+    core::KernelArgInfo i;
+    i.address = a.address;
+    i.access = a.access;
+    i.type_qualifier = a.type_qualifier;
+    i.type_name = a.type_name;
+    i.name = a.name;
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+std::size_t value_size(const NativeKernel& kernel, cl_uint index) {
+  const auto& a = kernel.info->args.at(index);
+  return a.kind == kernels::ArgKind::Value ? a.size : 0;
+}
+
+std::array<std::size_t, 3> reqd_work_group_size(const NativeKernel& kernel) {
+  return kernel.info->reqd_work_group_size;
+}
+
+std::size_t static_local_bytes(const NativeKernel& kernel) { return kernel.info->static_local_bytes; }
+std::size_t private_bytes(const NativeKernel& kernel) { return kernel.info->private_bytes; }
+
+std::size_t max_work_group_size() { return 1024; }
+
+cl_uint compute_units() { return static_cast<cl_uint>(ThreadPool::instance().size()); }
+
+namespace {
+
+// A work-group size for a launch that gave none: divisors of the global
+// size, wide in the first dimension (vectorised across work-items).
+std::array<std::size_t, 3> choose_local(const Launch& l) {
+  const std::size_t caps[3] = {l.work_dim == 1 ? 256u : 32u, 8u, 4u};
+  std::array<std::size_t, 3> local{1, 1, 1};
+  for (cl_uint d = 0; d < l.work_dim; ++d) {
+    std::size_t best = 1;
+    for (std::size_t c = 1; c <= caps[d] && c <= l.global[d]; ++c)
+      if (l.global[d] % c == 0) best = c;
+    local[d] = best;
+  }
+  return local;
+}
+
+// Per-thread state of a launch: the argument block and private __local memory.
+struct ThreadState {
+  std::vector<void*> args;
+  std::vector<void*> pointers;
+  std::vector<std::unique_ptr<std::byte[]>> locals;
+  std::unique_ptr<std::byte[]> static_local;
+};
+
+}  // namespace
+
+cl_int run(const NativeKernel& kernel, const std::vector<core::KernelArg>& args,
+           const std::vector<void*>& buffers, const Launch& launch) {
+  kernels::NDRange range;
+  range.work_dim = launch.work_dim;
+  auto reqd = kernel.info->reqd_work_group_size;
+  std::array<std::size_t, 3> local = launch.local;
+  if (local[0] == 0) local = reqd[0] ? reqd : choose_local(launch);
+  for (int d = 0; d < 3; ++d) {
+    range.global_offset[d] = launch.offset[d];
+    range.global_size[d] = d < static_cast<int>(launch.work_dim) ? launch.global[d] : 1;
+    range.local_size[d] = d < static_cast<int>(launch.work_dim) ? local[d] : 1;
+    range.num_groups[d] = range.global_size[d] / range.local_size[d];
+  }
+  const std::size_t groups = range.num_groups[0] * range.num_groups[1] * range.num_groups[2];
+  const auto& info = kernel.info->args;
+
+  ThreadPool& pool = ThreadPool::instance();
+  std::vector<ThreadState> states(pool.size());
+  for (auto& st : states) {
+    st.args.resize(args.size());
+    st.pointers.resize(args.size());
+    st.locals.resize(args.size());
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const auto& a = args[i];
+      if (info[i].kind == kernels::ArgKind::LocalPointer) {
+        st.locals[i] = std::make_unique<std::byte[]>(a.local_size + 64);
+        st.pointers[i] = st.locals[i].get();
+        st.args[i] = &st.pointers[i];
+      } else if (info[i].kind == kernels::ArgKind::Value) {
+        st.args[i] = const_cast<std::byte*>(a.bytes.data());
+      } else {
+        st.pointers[i] = buffers[i];
+        st.args[i] = &st.pointers[i];
+      }
+    }
+    if (kernel.info->static_local_bytes)
+      st.static_local = std::make_unique<std::byte[]>(kernel.info->static_local_bytes + 64);
+  }
+  pool.parallel_for(groups, [&](std::size_t g, std::size_t t) {
+    std::size_t id[3] = {g % range.num_groups[0], (g / range.num_groups[0]) % range.num_groups[1],
+                         g / (range.num_groups[0] * range.num_groups[1])};
+    ThreadState& st = states[t];
+    kernel.fn(st.args.data(), &range, id, st.static_local.get());
+  });
+  return CL_COMPLETE;
+}
+
+}  // namespace parasol::runtime::native

@@ -1,0 +1,57 @@
+// The runtime's view of Parasol's native CPU device: programs compiled by
+// kernels-pass/ and run by a thread pool, one work-group function call per
+// work-group. Without the compiler (PARASOL_NATIVE_CPU=OFF) available() is
+// false and the native device does not exist.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+
+namespace parasol::core {
+struct KernelArg;
+struct KernelArgInfo;
+}  // namespace parasol::core
+
+namespace parasol::runtime::native {
+
+bool available();
+
+struct NativeProgram;  // a compiled program (opaque outside native/)
+struct NativeKernel;   // one kernel's entry point and metadata
+
+std::shared_ptr<NativeProgram> build(const std::string& source, const std::string& options,
+                                     std::string& log);
+std::shared_ptr<NativeProgram> load_binary(const unsigned char* data, std::size_t size,
+                                           std::string& log);
+std::vector<unsigned char> binary(const NativeProgram& program);
+std::vector<std::string> kernel_names(const NativeProgram& program);
+
+std::shared_ptr<NativeKernel> find_kernel(const std::shared_ptr<NativeProgram>& program,
+                                          const std::string& name);
+std::vector<core::KernelArgInfo> arg_info(const NativeKernel& kernel);
+// Bytes a by-value argument takes (0 for pointers).
+std::size_t value_size(const NativeKernel& kernel, cl_uint index);
+std::array<std::size_t, 3> reqd_work_group_size(const NativeKernel& kernel);
+std::size_t static_local_bytes(const NativeKernel& kernel);
+std::size_t private_bytes(const NativeKernel& kernel);
+
+struct Launch {
+  cl_uint work_dim = 1;
+  std::array<std::size_t, 3> offset{0, 0, 0}, global{1, 1, 1}, local{0, 0, 0};
+};
+// Runs every work-group of the launch on the native device's thread pool.
+// buffers[i]: the main-RAM address of argument i's buffer window (or null).
+cl_int run(const NativeKernel& kernel, const std::vector<core::KernelArg>& args,
+           const std::vector<void*>& buffers, const Launch& launch);
+
+// What the device reports (CL_DEVICE_MAX_WORK_GROUP_SIZE, compute units...).
+std::size_t max_work_group_size();
+cl_uint compute_units();
+
+}  // namespace parasol::runtime::native

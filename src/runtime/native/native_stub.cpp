@@ -1,0 +1,34 @@
+// Built when the native CPU device's compiler is not (PARASOL_NATIVE_CPU=OFF).
+#include "runtime/native/native_compiler.h"
+
+#include "core/kernel.h"
+
+namespace parasol::runtime::native {
+
+bool available() { return false; }
+std::shared_ptr<NativeProgram> build(const std::string&, const std::string&, std::string& log) {
+  log = "Parasol was built without its native CPU compiler";
+  return nullptr;
+}
+std::shared_ptr<NativeProgram> load_binary(const unsigned char*, std::size_t, std::string& log) {
+  log = "Parasol was built without its native CPU compiler";
+  return nullptr;
+}
+std::vector<unsigned char> binary(const NativeProgram&) { return {}; }
+std::vector<std::string> kernel_names(const NativeProgram&) { return {}; }
+std::shared_ptr<NativeKernel> find_kernel(const std::shared_ptr<NativeProgram>&, const std::string&) {
+  return nullptr;
+}
+std::vector<core::KernelArgInfo> arg_info(const NativeKernel&) { return {}; }
+std::size_t value_size(const NativeKernel&, cl_uint) { return 0; }
+std::array<std::size_t, 3> reqd_work_group_size(const NativeKernel&) { return {0, 0, 0}; }
+std::size_t static_local_bytes(const NativeKernel&) { return 0; }
+std::size_t private_bytes(const NativeKernel&) { return 0; }
+cl_int run(const NativeKernel&, const std::vector<core::KernelArg>&, const std::vector<void*>&,
+           const Launch&) {
+  return CL_INVALID_OPERATION;
+}
+std::size_t max_work_group_size() { return 1024; }
+cl_uint compute_units() { return 1; }
+
+}  // namespace parasol::runtime::native

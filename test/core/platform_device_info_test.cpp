@@ -1,0 +1,225 @@
+// The platform's own answers, device enumeration by type, and every device
+// query compared with the vendor's own answer (queried through the loader on
+// the vendor's platform) except the overrides Parasol documents.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "support/parasol_test.h"
+
+using namespace parasol_test;
+
+namespace {
+
+std::string platform_string(cl_platform_id p, cl_platform_info what) {
+  size_t size = 0;
+  CL_REQUIRE(clGetPlatformInfo(p, what, 0, nullptr, &size));
+  std::string s(size, '\0');
+  CL_REQUIRE(clGetPlatformInfo(p, what, size, s.data(), nullptr));
+  REQUIRE(!s.empty());
+  CHECK(s.back() == '\0');
+  return s.c_str();
+}
+
+std::vector<unsigned char> device_bytes(cl_device_id d, cl_device_info what, cl_int& err) {
+  size_t size = 0;
+  err = clGetDeviceInfo(d, what, 0, nullptr, &size);
+  if (err != CL_SUCCESS) return {};
+  std::vector<unsigned char> v(size);
+  if (size) err = clGetDeviceInfo(d, what, size, v.data(), nullptr);
+  return v;
+}
+
+std::string device_string(cl_device_id d, cl_device_info what) {
+  cl_int err = CL_SUCCESS;
+  auto v = device_bytes(d, what, err);
+  REQUIRE(err == CL_SUCCESS);
+  return std::string(reinterpret_cast<const char*>(v.data()));
+}
+
+std::set<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  std::set<std::string> out;
+  for (std::string w; in >> w;) out.insert(w);
+  return out;
+}
+
+// "OpenCL 3.0 PoCL ..." -> "OpenCL 1.2 PoCL ..."; versions up to 1.2 unchanged.
+std::string capped(const std::string& v, const std::string& prefix) {
+  int major = 0, minor = 0;
+  REQUIRE(v.rfind(prefix, 0) == 0);
+  REQUIRE(std::sscanf(v.c_str() + prefix.size(), "%d.%d", &major, &minor) == 2);
+  if (major * 10 + minor <= 12) return v;
+  return prefix + "1.2" + v.substr(v.find(' ', prefix.size()));
+}
+
+cl_device_type vendor_type(cl_device_id d) {
+  cl_device_type t = 0;
+  CL_REQUIRE(clGetDeviceInfo(vendor_device(d), CL_DEVICE_TYPE, sizeof t, &t, nullptr));
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("the platform answers Parasol's name, an OpenCL 1.2 version and cl_khr_icd") {
+  cl_platform_id p = parasol_platform();
+  CHECK(platform_string(p, CL_PLATFORM_NAME) == "Parasol");
+  CHECK(platform_string(p, CL_PLATFORM_VERSION).rfind("OpenCL 1.2 Parasol ", 0) == 0);
+  CHECK(platform_string(p, CL_PLATFORM_PROFILE) == "FULL_PROFILE");
+  CHECK(!platform_string(p, CL_PLATFORM_VENDOR).empty());
+  auto ext = words(platform_string(p, CL_PLATFORM_EXTENSIONS));
+  CHECK(ext.count("cl_khr_icd") == 1);
+  CHECK(ext.count(CL_PARASOL_EXTENSION_NAME) == 1);
+  // Size rules: exact size works, one byte less is CL_INVALID_VALUE.
+  size_t size = 0;
+  CL_REQUIRE(clGetPlatformInfo(p, CL_PLATFORM_NAME, 0, nullptr, &size));
+  CHECK(size == std::strlen("Parasol") + 1);
+  char small[7];
+  CHECK(clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof small, small, nullptr) == CL_INVALID_VALUE);
+  CHECK(clGetPlatformInfo(p, 0x7777, 0, nullptr, &size) == CL_INVALID_VALUE);
+  // The extension entry point by platform.
+  CHECK(clGetExtensionFunctionAddressForPlatform(p, "clNoSuchFunctionPARASOL") == nullptr);
+}
+
+TEST_CASE("clGetDeviceIDs filters by type exactly as the vendors' own device types say") {
+  cl_platform_id p = parasol_platform();
+  auto all = devices(CL_DEVICE_TYPE_ALL);
+  REQUIRE(all.size() == 3);  // PoCL x2 + Oclgrind
+  CHECK(pocl_devices().size() == 2);
+  CHECK(oclgrind_devices().size() == 1);
+  for (cl_device_type t : {cl_device_type{CL_DEVICE_TYPE_CPU}, cl_device_type{CL_DEVICE_TYPE_GPU},
+                           cl_device_type{CL_DEVICE_TYPE_ACCELERATOR},
+                           cl_device_type{CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU},
+                           cl_device_type{CL_DEVICE_TYPE_CUSTOM}}) {
+    INFO("type 0x" << std::hex << t);
+    std::vector<cl_device_id> expect;
+    for (auto d : all)
+      if (vendor_type(d) & t) expect.push_back(d);
+    cl_uint n = 99;
+    cl_int err = clGetDeviceIDs(p, t, 0, nullptr, &n);
+    if (expect.empty()) {
+      CHECK(err == CL_DEVICE_NOT_FOUND);
+      continue;
+    }
+    CL_REQUIRE(err);
+    REQUIRE(n == expect.size());
+    std::vector<cl_device_id> got(n);
+    CL_REQUIRE(clGetDeviceIDs(p, t, n, got.data(), nullptr));
+    std::sort(got.begin(), got.end());
+    std::sort(expect.begin(), expect.end());
+    CHECK(got == expect);
+  }
+  // DEFAULT: exactly one device, one of the platform's.
+  cl_uint n = 0;
+  CL_REQUIRE(clGetDeviceIDs(p, CL_DEVICE_TYPE_DEFAULT, 0, nullptr, &n));
+  CHECK(n == 1);
+  cl_device_id def = nullptr;
+  CL_REQUIRE(clGetDeviceIDs(p, CL_DEVICE_TYPE_DEFAULT, 1, &def, nullptr));
+  CHECK(std::find(all.begin(), all.end(), def) != all.end());
+  // Fewer entries than devices: the first ones, count still total.
+  cl_device_id one = nullptr;
+  CL_REQUIRE(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &one, &n));
+  CHECK(n == 3);
+  CHECK(one == all[0]);
+  // Errors.
+  CHECK(clGetDeviceIDs(p, cl_device_type{1} << 20, 0, nullptr, &n) == CL_INVALID_DEVICE_TYPE);
+  CHECK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, &one, nullptr) == CL_INVALID_VALUE);
+  CHECK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, nullptr) == CL_INVALID_VALUE);
+}
+
+TEST_CASE("every OpenCL 1.2 device query answers the vendor's own value except the documented overrides") {
+  for (cl_device_id d : devices()) {
+    cl_device_id v = vendor_device(d);
+    INFO("device " << device_name(d) << " of " << vendor_of(d));
+    // The vendor platform behind it is the one the loader lists under that name.
+    cl_platform_id vp = nullptr, vp_direct = nullptr;
+    CL_REQUIRE(clGetDeviceInfo(d, CL_DEVICE_VENDOR_PLATFORM_PARASOL, sizeof vp, &vp, nullptr));
+    CL_REQUIRE(clGetDeviceInfo(v, CL_DEVICE_PLATFORM, sizeof vp_direct, &vp_direct, nullptr));
+    CHECK(vp == vp_direct);
+    CHECK(vp == vendor_platform(vendor_of(d)));
+
+    for (cl_device_info q = CL_DEVICE_TYPE; q <= 0x104B; ++q) {
+      INFO("param_name 0x" << std::hex << q);
+      cl_int perr = CL_SUCCESS, verr = CL_SUCCESS;
+      auto mine = device_bytes(d, q, perr);
+      auto theirs = device_bytes(v, q, verr);
+      switch (q) {
+        case CL_DEVICE_PLATFORM: {
+          cl_platform_id got = nullptr;
+          REQUIRE(mine.size() == sizeof got);
+          std::memcpy(&got, mine.data(), sizeof got);
+          CHECK(got == parasol_platform());
+          break;
+        }
+        case CL_DEVICE_VERSION:
+          CHECK(device_string(d, q) == capped(device_string(v, q), "OpenCL "));
+          CHECK(device_string(d, q).rfind("OpenCL 1.", 0) == 0);
+          break;
+        case CL_DEVICE_OPENCL_C_VERSION:
+          CHECK(device_string(d, q) == capped(device_string(v, q), "OpenCL C "));
+          break;
+        case CL_DEVICE_EXTENSIONS: {
+          auto e = words(device_string(d, q)), ve = words(device_string(v, q));
+          CHECK(e.count("cl_khr_icd") == 0);
+          for (const auto& x : e) CHECK(ve.count(x) == 1);  // filtered, never invented
+          for (const char* kept : {"cl_khr_fp64", "cl_khr_global_int32_base_atomics",
+                                   "cl_khr_byte_addressable_store"})
+            CHECK(e.count(kept) == ve.count(kept));
+          break;
+        }
+        case CL_DEVICE_IMAGE_SUPPORT: {
+          cl_bool b = CL_TRUE;
+          CL_REQUIRE(clGetDeviceInfo(d, q, sizeof b, &b, nullptr));
+          CHECK(b == CL_FALSE);
+          break;
+        }
+        case CL_DEVICE_QUEUE_PROPERTIES: {
+          cl_command_queue_properties p = 0;
+          CL_REQUIRE(clGetDeviceInfo(d, q, sizeof p, &p, nullptr));
+          CHECK(p == (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE));
+          break;
+        }
+        case CL_DEVICE_EXECUTION_CAPABILITIES: {
+          cl_device_exec_capabilities c = 0;
+          CL_REQUIRE(clGetDeviceInfo(d, q, sizeof c, &c, nullptr));
+          CHECK(c == CL_EXEC_KERNEL);
+          break;
+        }
+        case CL_DEVICE_BUILT_IN_KERNELS:
+          CHECK(device_string(d, q).empty());
+          break;
+        case CL_DEVICE_PARTITION_MAX_SUB_DEVICES: {
+          cl_uint x = 99;
+          CL_REQUIRE(clGetDeviceInfo(d, q, sizeof x, &x, nullptr));
+          CHECK(x == 0);
+          break;
+        }
+        case CL_DEVICE_PARTITION_PROPERTIES:
+        case CL_DEVICE_PARTITION_AFFINITY_DOMAIN:
+          CL_REQUIRE(perr);
+          CHECK(std::all_of(mine.begin(), mine.end(), [](unsigned char c) { return c == 0; }));
+          break;
+        case CL_DEVICE_PARTITION_TYPE:
+          CL_REQUIRE(perr);
+          CHECK(mine.empty());
+          break;
+        case CL_DEVICE_REFERENCE_COUNT: {
+          cl_uint r = 0;
+          CL_REQUIRE(clGetDeviceInfo(d, q, sizeof r, &r, nullptr));
+          CHECK(r == 1);
+          break;
+        }
+        default:
+          CHECK(perr == verr);
+          CHECK(mine == theirs);
+      }
+    }
+    // Beyond OpenCL 1.2: refused.
+    cl_uint x = 0;
+    CHECK(clGetDeviceInfo(d, 0x1052 /* CL_DEVICE_MAX_PIPE_ARGS */, sizeof x, &x, nullptr) ==
+          CL_INVALID_VALUE);
+    CHECK(clGetDeviceInfo(d, CL_DEVICE_NAME, 1, &x, nullptr) == CL_INVALID_VALUE);
+  }
+}

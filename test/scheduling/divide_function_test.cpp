@@ -1,0 +1,264 @@
+// Divide functions: a kernel on a context queue runs undivided or through
+// its divide function, with a partitioning factor the runtime learns.
+#include <CL/cl_parasol.h>
+
+#include <chrono>
+#include <map>
+#include <thread>
+#include <vector>
+
+#include "support/parasol_test.h"
+
+using namespace parasol_test;
+
+namespace {
+
+const char* kSource =
+    "__kernel void scale2(__global float* x) { size_t i = get_global_id(0); x[i] = 2.0f * x[i] + 1.0f; }\n"
+    "__kernel void spin(__global int* out, int iters) {\n"
+    "  int acc = (int)get_global_id(0);\n"
+    "  for (int i = 0; i < iters; ++i) acc = acc * 1103515245 + 12345;\n"
+    "  out[get_global_id(0)] = acc;\n"
+    "}\n";
+
+clSetKernelDivideFunctionPARASOL_fn set_divide() {
+  auto fn = reinterpret_cast<clSetKernelDivideFunctionPARASOL_fn>(
+      clGetExtensionFunctionAddressForPlatform(parasol_platform(), "clSetKernelDivideFunctionPARASOL"));
+  REQUIRE(fn);
+  return fn;
+}
+
+cl_uint factor_of(cl_event e) {
+  cl_uint f = 99;
+  CL_REQUIRE(clGetEventInfo(e, CL_EVENT_PARTITIONING_FACTOR_PARASOL, sizeof f, &f, nullptr));
+  return f;
+}
+
+// Splits a 1D launch of `kernel` (arguments already set) into `factor`
+// pieces by global offset, all after `before`; `after` waits for them all.
+struct Split {
+  cl_kernel kernel;
+  size_t global;
+  std::vector<cl_uint> seen;  // factors the function was called with
+};
+
+cl_int CL_CALLBACK split_by_offset(cl_command_queue q, cl_uint factor, const cl_event before,
+                                   cl_event* after, void* user_data) {
+  auto* s = static_cast<Split*>(user_data);
+  s->seen.push_back(factor);
+  size_t chunk = (s->global + factor - 1) / factor;
+  std::vector<cl_event> pieces;
+  for (size_t off = 0; off < s->global; off += chunk) {
+    size_t size = std::min(chunk, s->global - off);
+    cl_event e;
+    cl_int err = clEnqueueNDRangeKernel(q, s->kernel, 1, &off, &size, nullptr, 1, &before, &e);
+    if (err != CL_SUCCESS) return err;
+    pieces.push_back(e);
+  }
+  cl_int err = clEnqueueMarkerWithWaitList(q, static_cast<cl_uint>(pieces.size()), pieces.data(), after);
+  for (auto e : pieces) clReleaseEvent(e);
+  return err;
+}
+
+cl_context_properties eager[] = {CL_CONTEXT_SCHEDULER_PARASOL,
+                                 reinterpret_cast<cl_context_properties>("eager"), 0};
+
+}  // namespace
+
+TEST_CASE("divided launches give the undivided kernel's result, with factors within the range") {
+  auto devs = pocl_devices();
+  Context ctx(devs, eager);
+  Queue q{ctx, nullptr, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
+  Program prog(ctx, kSource);
+  Kernel k(prog, "scale2");
+  const size_t n = 3000;  // not a multiple of most factors
+  std::vector<float> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = float(i % 50);
+  Mem buf(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), x.data());
+  set_args(k, buf.m);
+  Split split{k, n, {}};
+  CL_REQUIRE(set_divide()(k, &split_by_offset, 2, 5, &split));
+
+  const int iterations = 20;
+  std::vector<Event> events(iterations);
+  for (int it = 0; it < iterations; ++it) {
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, &events[it]));
+    CL_REQUIRE(clEnqueueBarrierWithWaitList(q, 0, nullptr, nullptr));
+  }
+  std::vector<float> out(n);
+  CL_REQUIRE(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, n * sizeof(float), out.data(), 0, nullptr, nullptr));
+  for (size_t i = 0; i < n; ++i) {
+    double ref = x[i];
+    for (int it = 0; it < iterations; ++it) ref = 2.0 * ref + 1.0;
+    REQUIRE(out[i] == Approx(ref).epsilon(1e-5));
+  }
+  std::map<cl_uint, int> used;
+  for (auto& e : events) {
+    cl_uint f = factor_of(e);
+    CHECK((f == 0 || (f >= 2 && f <= 5)));
+    ++used[f];
+  }
+  for (cl_uint f : split.seen) CHECK((f >= 2 && f <= 5));
+  CHECK(used.size() >= 3);  // exploration tried several candidates
+}
+
+TEST_CASE("the factor converges to the clearly cheapest one and stays there") {
+  auto devs = pocl_devices();
+  Context ctx(devs, eager);
+  Queue q{ctx, nullptr, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
+  Program prog(ctx, kSource);
+  Kernel k(prog, "spin"), piece(prog, "spin");
+  const size_t n = 64;
+  Mem out(ctx, CL_MEM_READ_WRITE, n * sizeof(int));
+  // Known costs: a factor-f division runs f pieces of base/f + (f == 3 ? 0 : base)
+  // iterations; the undivided kernel runs 2*base. Factor 3 is cheapest by far.
+  const int base = 200000;
+  struct Synthetic {
+    cl_kernel piece;
+    cl_mem out;
+    size_t n;
+  } synth{piece, out, n};
+  set_args(k, out.m, 2 * base);
+  auto divide = [](cl_command_queue q, cl_uint factor, const cl_event before, cl_event* after,
+                   void* user_data) -> cl_int {
+    auto* s = static_cast<Synthetic*>(user_data);
+    int iters = base / static_cast<int>(factor) + (factor == 3 ? 0 : base);
+    std::vector<cl_event> pieces(factor);
+    for (cl_uint p = 0; p < factor; ++p) {
+      clSetKernelArg(s->piece, 0, sizeof(cl_mem), &s->out);
+      clSetKernelArg(s->piece, 1, sizeof iters, &iters);
+      cl_int err = clEnqueueNDRangeKernel(q, s->piece, 1, nullptr, &s->n, nullptr, 1, &before, &pieces[p]);
+      if (err != CL_SUCCESS) return err;
+    }
+    cl_int err = clEnqueueMarkerWithWaitList(q, factor, pieces.data(), after);
+    for (auto e : pieces) clReleaseEvent(e);
+    return err;
+  };
+  CL_REQUIRE(set_divide()(k, divide, 1, 6, &synth));
+
+  const int iterations = 48;
+  std::vector<cl_uint> chosen;
+  for (int it = 0; it < iterations; ++it) {
+    Event e;
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, &e));
+    CL_REQUIRE(clWaitForEvents(1, &e.e));
+    chosen.push_back(factor_of(e));
+  }
+  // 7 candidates (undivided, 1..6) explored twice each: 14 launches. After
+  // that, factor 3 except for the periodic probes (one in 16 launches).
+  int on_three = 0;
+  for (int it = 24; it < iterations; ++it) on_three += chosen[it] == 3;
+  INFO("factors chosen in the last 24 launches: " << on_three << " times 3");
+  CHECK(on_three >= 21);
+}
+
+TEST_CASE("the enqueue returns before the division's sub-commands finish, so iterations pipeline") {
+  auto devs = pocl_devices();
+  Context ctx(devs, eager);
+  Queue q{ctx, nullptr, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
+  Program prog(ctx, kSource);
+  Kernel k(prog, "spin");
+  const size_t n = 64;
+  Mem out(ctx, CL_MEM_READ_WRITE, n * sizeof(int));
+  set_args(k, out.m, 3000000);  // tens of milliseconds per piece
+  Split split{k, n, {}};
+  CL_REQUIRE(set_divide()(k, &split_by_offset, 2, 2, &split));
+  // A gate holds everything back: an enqueue that waited for its division
+  // to finish would never return.
+  cl_int err;
+  cl_event gate = clCreateUserEvent(ctx, &err);
+  CL_REQUIRE(err);
+  std::vector<Event> events(4);
+  for (auto& e : events)
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 1, &gate, &e));
+  for (auto& e : events) CHECK(event_status(e) > CL_COMPLETE);
+  CL_REQUIRE(clSetUserEventStatus(gate, CL_COMPLETE));
+  CL_REQUIRE(clWaitForEvents(1, &events.back().e));
+  for (auto& e : events) CHECK(event_status(e) == CL_COMPLETE);
+  clReleaseEvent(gate);
+}
+
+TEST_CASE("divide-function misuse: invalid ranges, errors and a missing `after` fail cleanly") {
+  auto devs = pocl_devices();
+  Context ctx(devs, eager);
+  Queue q{ctx, nullptr};
+  Program prog(ctx, kSource);
+  Kernel k(prog, "scale2");
+  const size_t n = 256;
+  Mem buf(ctx, CL_MEM_READ_WRITE, n * sizeof(float));
+  set_args(k, buf.m);
+  Split split{k, n, {}};
+  CHECK(set_divide()(k, &split_by_offset, 0, 4, &split) == CL_INVALID_VALUE);
+  CHECK(set_divide()(k, &split_by_offset, 5, 4, &split) == CL_INVALID_VALUE);
+  cl_uint bad_range[2] = {3, 2};
+  CHECK(clSetKernelArg(k, static_cast<cl_uint>(-2), sizeof bad_range, bad_range) == CL_INVALID_VALUE);
+
+  auto failing = [](cl_command_queue, cl_uint, const cl_event, cl_event*, void*) -> cl_int {
+    return CL_OUT_OF_RESOURCES;
+  };
+  auto silent = [](cl_command_queue, cl_uint, const cl_event, cl_event*, void*) -> cl_int {
+    return CL_SUCCESS;  // never sets `after`
+  };
+  for (auto fn : {+failing, +silent}) {
+    CL_REQUIRE(set_divide()(k, fn, 1, 1, nullptr));
+    // Run until the strategy has tried the divided form (it also explores
+    // the undivided kernel).
+    bool saw_failure = false;
+    for (int i = 0; i < 6 && !saw_failure; ++i) {
+      Event e;
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, &e));
+      cl_int wait = clWaitForEvents(1, &e.e);
+      if (factor_of(e) == 1) {
+        CHECK(wait == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        CHECK(event_status(e) < 0);
+        saw_failure = true;
+      } else {
+        CHECK(wait == CL_SUCCESS);
+      }
+    }
+    CHECK(saw_failure);
+  }
+  CL_REQUIRE(set_divide()(k, nullptr, 0, 0, nullptr));  // removed: plain launches again
+  Event e;
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, &e));
+  CL_REQUIRE(clWaitForEvents(1, &e.e));
+  CHECK(factor_of(e) == 0);
+}
+
+namespace socl_style {
+Split* current = nullptr;
+cl_int CL_CALLBACK divide(cl_command_queue q, cl_uint factor, const cl_event before, cl_event* after) {
+  return split_by_offset(q, factor, before, after, current);
+}
+}  // namespace socl_style
+
+TEST_CASE("SOCL's convention (clSetKernelArg -1, -2, -3) attaches a divide function") {
+  auto devs = pocl_devices();
+  Context ctx(devs, eager);
+  Queue q{ctx, nullptr, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
+  Program prog(ctx, kSource);
+  Kernel k(prog, "scale2");
+  const size_t n = 1024;
+  std::vector<float> x(n, 1.0f);
+  Mem buf(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), x.data());
+  set_args(k, buf.m);
+  Split split{k, n, {}};
+  socl_style::current = &split;
+  cl_parasol_socl_divide_fn fn = &socl_style::divide;
+  cl_uint range[2] = {2, 3};
+  void* user = &split;
+  CL_REQUIRE(clSetKernelArg(k, static_cast<cl_uint>(-1), sizeof fn, &fn));
+  CL_REQUIRE(clSetKernelArg(k, static_cast<cl_uint>(-2), sizeof range, range));
+  CL_REQUIRE(clSetKernelArg(k, static_cast<cl_uint>(-3), sizeof user, &user));
+  for (int it = 0; it < 8; ++it) {
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+    CL_REQUIRE(clEnqueueBarrierWithWaitList(q, 0, nullptr, nullptr));
+  }
+  std::vector<float> out(n);
+  CL_REQUIRE(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, n * sizeof(float), out.data(), 0, nullptr, nullptr));
+  double ref = 1.0;
+  for (int it = 0; it < 8; ++it) ref = 2.0 * ref + 1.0;
+  CHECK(out[0] == Approx(ref));
+  CHECK(out[n - 1] == Approx(ref));
+  CHECK(!split.seen.empty());  // the SOCL-style function did run
+}
