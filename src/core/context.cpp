@@ -54,6 +54,18 @@ int Context::device_index(const Device* d) const {
   return it == devices_.end() ? -1 : static_cast<int>(it - devices_.begin());
 }
 
+bool Context::take_out_of_rotation(const Device* d) {
+  int i = device_index(d);
+  if (i < 0) return false;
+  std::uint64_t bit = std::uint64_t{1} << i;
+  return !(out_of_rotation_.fetch_or(bit, std::memory_order_acq_rel) & bit);
+}
+
+bool Context::in_rotation(const Device* d) const {
+  int i = device_index(d);
+  return i >= 0 && !(out_of_rotation_.load(std::memory_order_acquire) & (std::uint64_t{1} << i));
+}
+
 void Context::notify(const std::string& message) const {
   if (notify_) notify_(message.c_str(), nullptr, 0, user_data_);
 }

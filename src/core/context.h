@@ -2,6 +2,8 @@
 // places the commands of its context queues.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -35,6 +37,12 @@ class Context final : public Object<Context, _cl_context, ObjectKind::Context> {
 
   void add_destructor_callback(void(CL_CALLBACK* fn)(cl_context, void*), void* user_data);
 
+  // A device that failed with a device-level error leaves the rotation of
+  // this context's queues: context queues place nothing more on it.
+  // Returns false if it had already left.
+  bool take_out_of_rotation(const Device* d);
+  bool in_rotation(const Device* d) const;
+
  private:
   // "name [vendor], name [vendor]" for logs.
   std::string device_list() const;
@@ -46,6 +54,7 @@ class Context final : public Object<Context, _cl_context, ObjectKind::Context> {
   std::string scheduler_;
   std::once_flag sched_once_;
   unsigned sched_ctx_ = 0;
+  std::atomic<std::uint64_t> out_of_rotation_{0};  // bit per device index
   bool owns_sched_ctx_ = false;
   std::mutex callbacks_mutex_;
   std::vector<std::pair<void(CL_CALLBACK*)(cl_context, void*), void*>> destructor_callbacks_;

@@ -13,7 +13,7 @@ namespace parasol::runtime {
 
 KernelCommand::KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> args,
                              const NDRange& range, core::Device* pinned, unsigned sched_ctx)
-    : TaskCommand(pinned, sched_ctx), kernel_(kernel), args_(std::move(args)), range_(range) {
+    : TaskCommand(pinned, sched_ctx, kernel->program()->context()), kernel_(kernel), args_(std::move(args)), range_(range) {
   buffer_index_.resize(args_.size());
   const auto& info = kernel_->arg_info();
   for (size_t i = 0; i < args_.size(); ++i) {

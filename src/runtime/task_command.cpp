@@ -14,8 +14,8 @@
 
 namespace parasol::runtime {
 
-TaskCommand::TaskCommand(core::Device* pinned, unsigned sched_ctx)
-    : pinned_(pinned), sched_ctx_(sched_ctx) {}
+TaskCommand::TaskCommand(core::Device* pinned, unsigned sched_ctx, core::Context* rotation)
+    : pinned_(pinned), sched_ctx_(sched_ctx), rotation_(pinned ? nullptr : rotation) {}
 
 std::size_t TaskCommand::access(const core::Buffer& buffer, starpu_data_access_mode mode) {
   starpu_data_handle_t h = buffer.storage().handle();
@@ -66,7 +66,8 @@ void TaskCommand::run_on_cpu(void* buffers[], void* self) {
 
 int TaskCommand::can_execute(unsigned worker, starpu_task* task, unsigned) {
   core::Device* d = core::Platform::instance().device_for_worker(static_cast<int>(worker));
-  return d && command_of(task)->can_run_on(*d);
+  TaskCommand* cmd = command_of(task);
+  return d && cmd->can_run_on(*d) && (!cmd->rotation_ || cmd->rotation_->in_rotation(d));
 }
 
 void TaskCommand::run_on_opencl(void* buffers[], void* self) {
@@ -99,14 +100,37 @@ void TaskCommand::on_done(void* self) {
       cmd->status_ = status;
     }
   }
-  if (core::Device* d = cmd->event_->executed_on())
-    record_command(d->worker().worker_id, now_ns() - cmd->started_);
+  core::Device* d = cmd->event_->executed_on();
+  if (d) record_command(d->worker().worker_id, now_ns() - cmd->started_);
   if (trace::enabled()) trace::record(*cmd->event_, cmd->name(), cmd->bytes(), cmd->status_);
+  bool device_level = cmd->status_ == CL_OUT_OF_RESOURCES || cmd->status_ == CL_DEVICE_NOT_AVAILABLE;
+  if (device_level && d && cmd->reschedule_after(*d)) return;
   cmd->event_->complete(cmd->status_);  // may destroy cmd: nothing after
+}
+
+bool TaskCommand::reschedule_after(core::Device& failed) {
+  if (!rotation_) return false;
+  if (rotation_->take_out_of_rotation(&failed))
+    log::warn(failed.name(), " [", failed.vendor_platform_name(), "] failed with ",
+              error_name(status_), ": it leaves the rotation of its context's queues");
+  bool another = false;
+  for (core::Device* d : rotation_->devices())
+    another |= d != &failed && rotation_->in_rotation(d) && can_run_on(*d);
+  if (!another || ++attempts_ >= rotation_->devices().size()) return false;
+  log::warn("command '", name(), "' (event ", event_->id(), ") is placed again on another device");
+  status_ = CL_COMPLETE;
+  done_ = nullptr;
+  submit();
+  return true;
 }
 
 void TaskCommand::launch(core::Event& event) {
   event_ = &event;
+  submit();
+}
+
+void TaskCommand::submit() {
+  core::Event& event = *event_;
   starpu_task* task = starpu_task_create();
   task->cl = codelet();
   task->cl_arg = this;

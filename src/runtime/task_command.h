@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/buffer.h"
+#include "core/context.h"
 #include "core/device.h"
 #include "core/event.h"
 
@@ -19,7 +20,10 @@ class TaskCommand : public core::Command {
  public:
   // pinned: the device of a device queue, or null to let the context's
   // policy choose (context queue).
-  TaskCommand(core::Device* pinned, unsigned sched_ctx);
+  // rotation: for a context queue, the context whose devices may take the
+  // command (a device failing with a device-level error leaves it and the
+  // command is placed again); null on a device queue.
+  TaskCommand(core::Device* pinned, unsigned sched_ctx, core::Context* rotation = nullptr);
   void launch(core::Event& event) final;
 
   // Runs on the StarPU worker of device; buffers[i] is the StarPU interface
@@ -55,10 +59,16 @@ class TaskCommand : public core::Command {
   static void run_on_opencl(void* buffers[], void* self);
   static void run_on_cpu(void* buffers[], void* self);
   static int can_execute(unsigned worker, starpu_task* task, unsigned nimpl);
+  void submit();
+  // After a device-level failure on a context queue: true if the command
+  // was placed again on another device of the context.
+  bool reschedule_after(core::Device& failed);
   static void on_done(void* self);
 
   core::Device* pinned_;
   unsigned sched_ctx_;
+  core::Context* rotation_;
+  unsigned attempts_ = 0;
   std::vector<starpu_data_handle_t> handles_;
   std::vector<starpu_data_access_mode> modes_;
   core::Event* event_ = nullptr;

@@ -2,6 +2,7 @@
 // (the fault vendor, see test/fault-vendor/) and a PoCL device. A command
 // that fails on the vendor fails its event, and every command that waits for
 // it, on either device; the rest of the context keeps working.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -284,4 +285,45 @@ TEST_CASE("commands enqueued without an event still run, on the Fault Device and
   CL_REQUIRE(clEnqueueReadBuffer(qp, buf, CL_TRUE, 0, kN * sizeof(float), host.data(), 0,
                                  nullptr, nullptr));
   for (size_t i = 0; i < kN; ++i) REQUIRE(host[i] == float(ref[i]));
+}
+
+TEST_CASE("on a context queue, a device lost is left out and its commands run elsewhere") {
+  cl_device_id fd = fault_device(), pd = pocl_device();
+  cl_context_properties eager[] = {CL_CONTEXT_SCHEDULER_PARASOL,
+                                   reinterpret_cast<cl_context_properties>("eager"), 0};
+  Context ctx({fd, pd}, eager);
+  Queue q{ctx, nullptr, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
+  Program prog(ctx, kScaleShift);
+  Kernel k(prog, "scale_shift");
+  std::vector<float> host = ramp();
+  const int commands = 12;
+  std::vector<std::unique_ptr<Mem>> bufs;
+  std::vector<Event> events(commands);
+  FaultScope f("device_lost");
+  for (int c = 0; c < commands; ++c) {
+    bufs.push_back(std::make_unique<Mem>(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                         kN * sizeof(float), host.data()));
+    set_args(k, bufs.back()->m, 3.0f, 1.0f);
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &kN, nullptr, 0, nullptr, &events[c]));
+  }
+  CL_REQUIRE(clFinish(q));
+  // Every command succeeded, on PoCL: the lost device was taken out of the
+  // rotation after its first failure and the failed command placed again.
+  for (int c = 0; c < commands; ++c) {
+    CHECK(event_status(events[c]) == CL_COMPLETE);
+    cl_device_id ran = nullptr;
+    CL_REQUIRE(clGetEventInfo(events[c], CL_EVENT_DEVICE_PARASOL, sizeof ran, &ran, nullptr));
+    CHECK(ran == pd);
+    std::vector<float> out(kN);
+    CL_REQUIRE(clEnqueueReadBuffer(q, *bufs[c], CL_TRUE, 0, kN * sizeof(float), out.data(), 0,
+                                   nullptr, nullptr));
+    for (size_t i = 0; i < kN; i += 97) REQUIRE(out[i] == 3.0f * host[i] + 1.0f);
+  }
+  // A device queue on the lost device still reports the failure: nothing to
+  // place elsewhere when the application chose the device.
+  Queue qf(ctx, fd);
+  Event e;
+  CL_REQUIRE(clEnqueueNDRangeKernel(qf, k, 1, nullptr, &kN, nullptr, 0, nullptr, &e));
+  CHECK(clWaitForEvents(1, &e.e) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  CHECK(event_status(e) == CL_OUT_OF_RESOURCES);
 }
