@@ -14,7 +14,7 @@ steps=${3:-40}
 lo=${4:-1}
 hi=${5:-8}
 rounds=${6:-3}
-exe=$build/examples/nbody-divide
+exe=${NBODY_EXE:-$build/examples/nbody-divide}
 extra=${NBODY_ARGS:-}
 
 best_time() {  # args for the example -> best seconds per step over the rounds

@@ -12,7 +12,13 @@ mkdir -p /tmp/no-hwloc-plugins && export HWLOC_PLUGINS_PATH=/tmp/no-hwloc-plugin
 mkdir -p /tmp/vendors
 echo /usr/lib/libnvidia-opencl.so.1 > /tmp/vendors/nvidia.icd
 cp /etc/OpenCL/vendors/pocl.icd /tmp/vendors/
-echo "$gpu/lib/libParasol.so" > /tmp/vendors/parasol.icd
+# The library travels compressed (static LLVM inside): unpack it once.
+lib=$gpu/lib/libParasol.so
+if [ -f "$gpu/lib/libParasol.so.xz" ]; then
+  lib=/tmp/parasol-lib/libParasol.so
+  [ -f "$lib" ] || { mkdir -p /tmp/parasol-lib && xz -dc "$gpu/lib/libParasol.so.xz" > "$lib"; }
+fi
+echo "$lib" > /tmp/vendors/parasol.icd
 export OCL_ICD_VENDORS=/tmp/vendors STARPU_HOME=/tmp/starpu-home PARASOL_TEST_OTHER_VENDOR="NVIDIA CUDA"
 # Two PoCL devices, as in the test suite.
 export POCL_DEVICES="${POCL_DEVICES:-pthread pthread}"
