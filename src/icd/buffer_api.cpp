@@ -140,6 +140,16 @@ cl_int check_rect(const char* function, const Buffer& b, const size_t* origin,
   return CL_SUCCESS;
 }
 
+// Fills in the default host pitches of a *Rect command and checks them.
+cl_int check_host_pitches(const char* function, const size_t* region, size_t& row_pitch,
+                          size_t& slice_pitch) {
+  if (row_pitch == 0) row_pitch = region[0];
+  if (slice_pitch == 0) slice_pitch = region[1] * row_pitch;
+  if (row_pitch < region[0] || slice_pitch < region[1] * row_pitch)
+    return refuse(function, CL_INVALID_VALUE, "invalid host pitches");
+  return CL_SUCCESS;
+}
+
 }  // namespace
 
 cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size,
@@ -200,17 +210,11 @@ cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
 }
 
 cl_int CL_API_CALL clRetainMemObject(cl_mem memobj) {
-  auto* b = checked<Buffer>(memobj);
-  PARASOL_REFUSE_IF(!b, CL_INVALID_MEM_OBJECT, "not a live Parasol buffer");
-  b->retain_api();
-  return CL_SUCCESS;
+  return retain_handle<Buffer>(__func__, memobj, CL_INVALID_MEM_OBJECT);
 }
 
 cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj) {
-  auto* b = checked<Buffer>(memobj);
-  PARASOL_REFUSE_IF(!b, CL_INVALID_MEM_OBJECT, "not a live Parasol buffer");
-  b->release_api();
-  return CL_SUCCESS;
+  return release_handle<Buffer>(__func__, memobj, CL_INVALID_MEM_OBJECT);
 }
 
 cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name,
@@ -347,10 +351,8 @@ cl_int CL_API_CALL clEnqueueReadBufferRect(
   if (cl_int err = check_rect(__func__, *b, buffer_origin, region, buffer_row_pitch,
                               buffer_slice_pitch))
     return err;
-  if (host_row_pitch == 0) host_row_pitch = region[0];
-  if (host_slice_pitch == 0) host_slice_pitch = region[1] * host_row_pitch;
-  PARASOL_REFUSE_IF(host_row_pitch < region[0] || host_slice_pitch < region[1] * host_row_pitch,
-                    CL_INVALID_VALUE, "invalid host pitches");
+  if (cl_int err = check_host_pitches(__func__, region, host_row_pitch, host_slice_pitch))
+    return err;
   if (cl_int err = check_host_read(__func__, *b)) return err;
   runtime::RectRegion from{{buffer_origin[0], buffer_origin[1], buffer_origin[2]},
                            buffer_row_pitch, buffer_slice_pitch};
@@ -379,10 +381,8 @@ cl_int CL_API_CALL clEnqueueWriteBufferRect(
   if (cl_int err = check_rect(__func__, *b, buffer_origin, region, buffer_row_pitch,
                               buffer_slice_pitch))
     return err;
-  if (host_row_pitch == 0) host_row_pitch = region[0];
-  if (host_slice_pitch == 0) host_slice_pitch = region[1] * host_row_pitch;
-  PARASOL_REFUSE_IF(host_row_pitch < region[0] || host_slice_pitch < region[1] * host_row_pitch,
-                    CL_INVALID_VALUE, "invalid host pitches");
+  if (cl_int err = check_host_pitches(__func__, region, host_row_pitch, host_slice_pitch))
+    return err;
   if (cl_int err = check_host_write(__func__, *b)) return err;
   runtime::RectRegion to{{buffer_origin[0], buffer_origin[1], buffer_origin[2]},
                          buffer_row_pitch, buffer_slice_pitch};

@@ -113,17 +113,11 @@ cl_context CL_API_CALL clCreateContextFromType(const cl_context_properties* prop
 }
 
 cl_int CL_API_CALL clRetainContext(cl_context context) {
-  auto* ctx = checked<Context>(context);
-  PARASOL_REFUSE_IF(!ctx, CL_INVALID_CONTEXT, "not a live Parasol context");
-  ctx->retain_api();
-  return CL_SUCCESS;
+  return retain_handle<Context>(__func__, context, CL_INVALID_CONTEXT);
 }
 
 cl_int CL_API_CALL clReleaseContext(cl_context context) {
-  auto* ctx = checked<Context>(context);
-  PARASOL_REFUSE_IF(!ctx, CL_INVALID_CONTEXT, "not a live Parasol context");
-  ctx->release_api();
-  return CL_SUCCESS;
+  return release_handle<Context>(__func__, context, CL_INVALID_CONTEXT);
 }
 
 cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_info param_name,

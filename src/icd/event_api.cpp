@@ -50,17 +50,11 @@ cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name,
 }
 
 cl_int CL_API_CALL clRetainEvent(cl_event event) {
-  auto* e = checked<Event>(event);
-  PARASOL_REFUSE_IF(!e, CL_INVALID_EVENT, "not a live Parasol event");
-  e->retain_api();
-  return CL_SUCCESS;
+  return retain_handle<Event>(__func__, event, CL_INVALID_EVENT);
 }
 
 cl_int CL_API_CALL clReleaseEvent(cl_event event) {
-  auto* e = checked<Event>(event);
-  PARASOL_REFUSE_IF(!e, CL_INVALID_EVENT, "not a live Parasol event");
-  e->release_api();
-  return CL_SUCCESS;
+  return release_handle<Event>(__func__, event, CL_INVALID_EVENT);
 }
 
 cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name,

@@ -67,17 +67,11 @@ cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uint num_kern
 }
 
 cl_int CL_API_CALL clRetainKernel(cl_kernel kernel) {
-  auto* k = checked<Kernel>(kernel);
-  PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
-  k->retain_api();
-  return CL_SUCCESS;
+  return retain_handle<Kernel>(__func__, kernel, CL_INVALID_KERNEL);
 }
 
 cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel) {
-  auto* k = checked<Kernel>(kernel);
-  PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
-  k->release_api();
-  return CL_SUCCESS;
+  return release_handle<Kernel>(__func__, kernel, CL_INVALID_KERNEL);
 }
 
 cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size,

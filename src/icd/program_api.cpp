@@ -105,17 +105,11 @@ cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_
 }
 
 cl_int CL_API_CALL clRetainProgram(cl_program program) {
-  auto* p = checked<Program>(program);
-  PARASOL_REFUSE_IF(!p, CL_INVALID_PROGRAM, "not a live Parasol program");
-  p->retain_api();
-  return CL_SUCCESS;
+  return retain_handle<Program>(__func__, program, CL_INVALID_PROGRAM);
 }
 
 cl_int CL_API_CALL clReleaseProgram(cl_program program) {
-  auto* p = checked<Program>(program);
-  PARASOL_REFUSE_IF(!p, CL_INVALID_PROGRAM, "not a live Parasol program");
-  p->release_api();
-  return CL_SUCCESS;
+  return release_handle<Program>(__func__, program, CL_INVALID_PROGRAM);
 }
 
 cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices,

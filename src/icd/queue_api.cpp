@@ -61,17 +61,11 @@ cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(
 }
 
 cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue) {
-  auto* q = checked<CommandQueue>(command_queue);
-  PARASOL_REFUSE_IF(!q, CL_INVALID_COMMAND_QUEUE, "not a live Parasol queue");
-  q->retain_api();
-  return CL_SUCCESS;
+  return retain_handle<CommandQueue>(__func__, command_queue, CL_INVALID_COMMAND_QUEUE);
 }
 
 cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue) {
-  auto* q = checked<CommandQueue>(command_queue);
-  PARASOL_REFUSE_IF(!q, CL_INVALID_COMMAND_QUEUE, "not a live Parasol queue");
-  q->release_api();
-  return CL_SUCCESS;
+  return release_handle<CommandQueue>(__func__, command_queue, CL_INVALID_COMMAND_QUEUE);
 }
 
 cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_queue,

@@ -39,6 +39,22 @@ T* checked(Handle* h) {
   return core::registry::contains(h, T::kind) ? T::from(h) : nullptr;
 }
 
+// clRetain*/clRelease* of every object type: one body each.
+template <typename T, typename Handle>
+cl_int retain_handle(const char* function, Handle* h, cl_int invalid) {
+  T* o = checked<T>(h);
+  if (!o) return refuse(function, invalid, "not a live Parasol object of this type");
+  o->retain_api();
+  return CL_SUCCESS;
+}
+template <typename T, typename Handle>
+cl_int release_handle(const char* function, Handle* h, cl_int invalid) {
+  T* o = checked<T>(h);
+  if (!o) return refuse(function, invalid, "not a live Parasol object of this type");
+  o->release_api();
+  return CL_SUCCESS;
+}
+
 // The result of an entry point that returns a handle and reports errors
 // through errcode_ret.
 template <typename H>
