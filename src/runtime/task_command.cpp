@@ -52,9 +52,16 @@ std::uint32_t TaskCommand::footprint_of(starpu_task* task) { return command_of(t
 
 std::size_t TaskCommand::size_of(starpu_task* task, unsigned) { return command_of(task)->size(); }
 
+bool TaskCommand::fits_on(const core::Device& device) const {
+  std::size_t bytes = 0;
+  for (starpu_data_handle_t h : handles_) bytes += starpu_data_get_size(h);
+  return bytes <= device.global_mem_size();
+}
+
 int TaskCommand::can_execute(unsigned worker, starpu_task* task, unsigned) {
   core::Device* d = core::Platform::instance().device_for_worker(static_cast<int>(worker));
-  return d && command_of(task)->can_run_on(*d);
+  TaskCommand* cmd = command_of(task);
+  return d && cmd->can_run_on(*d) && cmd->fits_on(*d);
 }
 
 void TaskCommand::run_on_opencl(void* buffers[], void* self) {
@@ -88,6 +95,14 @@ void TaskCommand::on_done(void* self) {
 
 void TaskCommand::launch(core::Event& event) {
   event_ = &event;
+  // StarPU would wait forever for room that never comes (it evicts other
+  // data, but this task needs all of its own at once).
+  if (pinned_ && !fits_on(*pinned_)) {
+    log::error("command '", name(), "' needs more memory than ", pinned_->name(), " has (",
+               pinned_->global_mem_size(), " bytes for StarPU)");
+    event.complete(CL_MEM_OBJECT_ALLOCATION_FAILURE);
+    return;
+  }
   starpu_task* task = starpu_task_create();
   task->cl = codelet();
   task->cl_arg = this;

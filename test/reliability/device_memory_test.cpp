@@ -80,30 +80,62 @@ TEST_CASE("32 MiB of buffers run through kernels on PoCL devices limited to less
   }
 }
 
-TEST_CASE("one buffer larger than the device memory limit fails cleanly or runs right",
+TEST_CASE("devices report the memory StarPU may use there", "[reliability]") {
+  INFO(limit_note());
+  for (cl_device_id d : devices()) {
+    cl_ulong global = 0, max_alloc = 0, vendor_global = 0;
+    CL_REQUIRE(clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, nullptr));
+    CL_REQUIRE(clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc,
+                               nullptr));
+    CL_REQUIRE(clGetDeviceInfo(vendor_device(d), CL_DEVICE_GLOBAL_MEM_SIZE, sizeof vendor_global,
+                               &vendor_global, nullptr));
+    INFO(device_name(d));
+    CHECK(max_alloc <= global);
+    CHECK(global <= vendor_global);
+    if (const char* limit = std::getenv("STARPU_LIMIT_OPENCL_MEM"))
+      CHECK(global == std::strtoull(limit, nullptr, 10) * kMiB);
+  }
+}
+
+TEST_CASE("a buffer or a command larger than the device memory is refused, never left hanging",
           "[reliability]") {
   INFO(limit_note());
   const auto pocl = pocl_devices();
   Context ctx({pocl.at(0)});
   Program prog(ctx, kKernels);
-  Kernel scale(prog, "scale_add");
+  Kernel acc(prog, "accumulate");
   Queue q(ctx, pocl.at(0));
-  // 12 MiB: more than an 8 MiB limit on its own.
-  const std::size_t n = 12 * kMiB / sizeof(int);
-  std::vector<int> ref = iota_vector(n);
-  Mem buf(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(int), ref.data());
-  set_args(scale, buf.m, 3, 1);
-  Event e;
-  CL_REQUIRE(clEnqueueNDRangeKernel(q, scale, 1, nullptr, &n, nullptr, 0, nullptr, &e));
-  cl_int status = wait_bounded(e, 60);
-  INFO("kernel status " << status);
-  // Either StarPU could not place it (an error status, never a hang) or it ran.
-  REQUIRE(status <= CL_COMPLETE);
-  if (status == CL_COMPLETE) {
-    for (auto& x : ref) x = 3 * x + 1;
-    CHECK(read_ints(q, buf, n) == ref);
-  } else {
-    // The buffer stays usable on the host.
-    CHECK(read_ints(q, buf, n) == ref);
+  cl_ulong global = 0;
+  CL_REQUIRE(clGetDeviceInfo(pocl.at(0), CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, nullptr));
+  if (global > 64 * kMiB) {
+    SUCCEED("no device memory limit: nothing to oversubscribe with small buffers");
+    return;
   }
+  // One buffer above the device's memory: clCreateBuffer refuses it.
+  cl_int err = CL_SUCCESS;
+  cl_mem big = clCreateBuffer(ctx, CL_MEM_READ_WRITE, global + kMiB, nullptr, &err);
+  CHECK(err == CL_INVALID_BUFFER_SIZE);
+  CHECK(big == nullptr);
+  // Two buffers that fit one by one but not together: the kernel that needs
+  // both at once fails with an error status instead of waiting for room.
+  const std::size_t n = (global * 3 / 4) / sizeof(int);
+  std::vector<int> a = iota_vector(n), b = iota_vector(n, 5);
+  Mem ma(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(int), a.data());
+  Mem mb(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(int), b.data());
+  set_args(acc, ma.m, mb.m);
+  Event e;
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, acc, 1, nullptr, &n, nullptr, 0, nullptr, &e));
+  CHECK(wait_bounded(e, 60) == CL_MEM_OBJECT_ALLOCATION_FAILURE);
+  // The same on a context queue: no device can take it.
+  Queue cq(ctx, nullptr);
+  Event e2;
+  CL_REQUIRE(clEnqueueNDRangeKernel(cq, acc, 1, nullptr, &n, nullptr, 0, nullptr, &e2));
+  CHECK(wait_bounded(e2, 60) < 0);
+  // Both buffers stay usable, and each one alone still goes to the device.
+  CHECK(read_ints(q, mb, n) == b);
+  Kernel scale(prog, "scale_add");
+  set_args(scale, ma.m, 2, 1);
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, scale, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+  for (auto& x : a) x = 2 * x + 1;
+  CHECK(read_ints(q, ma, n) == a);
 }
