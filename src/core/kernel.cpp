@@ -28,18 +28,25 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
   for (auto& b : program->builds()) {
     if (b.status != CL_BUILD_SUCCESS) continue;
     cl_int e = CL_SUCCESS;
+    cl_platform_id platform = b.device->worker().platform;
+    runtime::VendorLock lock = runtime::lock_vendor(platform);
     cl_kernel k = clCreateKernel(b.program.get(), name_.c_str(), &e);
     if (e != CL_SUCCESS) {
       log::info("kernel ", name_, " not created on ", b.device->name(), " (error ", e, ")");
       err = e;
       continue;
     }
-    vendor_.emplace_back(b.device, runtime::VendorKernel(k));
-    if (!validator_) validator_.reset(clCreateKernel(b.program.get(), name_.c_str(), &e));
+    vendor_.emplace_back(b.device, runtime::VendorKernel(k, platform));
+    if (!validator_) {
+      validator_.set_platform(platform);
+      validator_.reset(clCreateKernel(b.program.get(), name_.c_str(), &e));
+      validator_platform_ = platform;
+    }
     err = CL_SUCCESS;
   }
   if (err != CL_SUCCESS) return;
   cl_kernel k = vendor_.front().second.get();
+  runtime::VendorLock lock = runtime::lock_vendor(vendor_.front().first->worker().platform);
   cl_uint n = 0;
   clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr);
   arg_info_.resize(n);
@@ -70,6 +77,7 @@ cl_kernel Kernel::any_vendor() const { return vendor_.empty() ? nullptr : vendor
 
 cl_int Kernel::check_value(cl_uint index, size_t size, const void* value) {
   std::lock_guard lock(args_mutex_);
+  runtime::VendorLock vendor_lock = runtime::lock_vendor(validator_platform_);
   return clSetKernelArg(validator_.get(), index, size, value);
 }
 

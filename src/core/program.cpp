@@ -30,7 +30,9 @@ Program::Program(Context* context, std::string source, cl_int& err)
     DeviceBuild b;
     b.device = d;
     cl_int e = CL_SUCCESS;
+    runtime::VendorLock lock = runtime::lock_vendor(d->worker().platform);
     b.program.reset(clCreateProgramWithSource(d->worker().context, 1, &text, &length, &e));
+    b.program.set_platform(d->worker().platform);
     if (e != CL_SUCCESS) {
       log::error("vendor ", d->vendor_platform_name(), " refused the program source on ",
                  d->name(), " (error ", e, ")");
@@ -52,6 +54,8 @@ Program::Program(Context* context, const std::vector<Device*>& devices,
     size_t size = binaries[i].size();
     cl_int status = CL_SUCCESS, e = CL_SUCCESS;
     cl_device_id vd = devices[i]->vendor();
+    runtime::VendorLock lock = runtime::lock_vendor(devices[i]->worker().platform);
+    b.program.set_platform(devices[i]->worker().platform);
     b.program.reset(clCreateProgramWithBinary(devices[i]->worker().context, 1, &vd, &size, &bin,
                                               &status, &e));
     if (e == CL_SUCCESS && status == CL_SUCCESS) {
@@ -95,9 +99,11 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
     cl_int* vendor_error = &vendor_errors.emplace_back(CL_SUCCESS);
     threads.emplace_back([b, &vendor_options, &options, vendor_error] {
       cl_device_id vd = b->device->vendor();
+      runtime::VendorLock lock = runtime::lock_vendor(b->device->worker().platform);
       cl_int e = clBuildProgram(b->program.get(), 1, &vd, vendor_options.c_str(), nullptr, nullptr);
       *vendor_error = e;
       std::string log = build_log(b->program.get(), vd);
+      lock = {};
       b->options = options;
       b->log = std::move(log);
       b->status = e == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
@@ -126,6 +132,7 @@ std::vector<std::string> Program::kernel_names() const {
     if (b.status != CL_BUILD_SUCCESS && b.binary_type != CL_PROGRAM_BINARY_TYPE_EXECUTABLE)
       continue;
     size_t size = 0;
+    runtime::VendorLock vendor_lock = runtime::lock_vendor(b.device->worker().platform);
     if (clGetProgramInfo(b.program.get(), CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size) != CL_SUCCESS)
       continue;
     std::string names(size, '\0');

@@ -7,6 +7,7 @@
 
 #include "core/platform.h"
 #include "runtime/device_stats.h"
+#include "runtime/vendor_lock.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -73,7 +74,11 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   cmd->status_ = cmd->execute(buffers, *device, cmd->done_);
   // Measured: StarPU 1.3's asynchronous OpenCL mode notices completions
   // late (~90 us per command on PoCL against ~30 us waiting here).
-  if (cmd->done_) clWaitForEvents(1, &cmd->done_);
+  if (cmd->done_) {
+    // Oclgrind runs the kernel inside this wait: the vendor lock covers it.
+    VendorLock lock = lock_vendor(device->worker().platform);
+    clWaitForEvents(1, &cmd->done_);
+  }
 }
 
 void TaskCommand::on_done(void* self) {
@@ -81,8 +86,11 @@ void TaskCommand::on_done(void* self) {
   if (cmd->done_) {
     // StarPU saw the worker's queue pass this command: its event is final.
     cl_int status = CL_COMPLETE;
+    core::Device* d = cmd->event_->executed_on();
+    VendorLock lock = lock_vendor(d ? d->worker().platform : nullptr);
     clGetEventInfo(cmd->done_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
     clReleaseEvent(cmd->done_);
+    lock = {};
     if (status < 0) {
       log::error("command '", cmd->name(), "' failed on its device with status ", status);
       cmd->status_ = status;
