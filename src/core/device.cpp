@@ -3,6 +3,7 @@
 #include <starpu.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace parasol::core {
@@ -32,6 +33,15 @@ Device::Device(const runtime::VendorWorker& worker) : worker_(worker) {
                   &base_align_bits_, nullptr);
   clGetDeviceInfo(worker_.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc_, &max_alloc_,
                   nullptr);
+  clGetDeviceInfo(worker_.device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global_mem_, &global_mem_,
+                  nullptr);
+  // StarPU's memory manager never allocates past its own limit on the node:
+  // a larger buffer (or command) would wait for room forever.
+  starpu_ssize_t starpu_total = starpu_memory_get_total(worker_.memory_node);
+  if (starpu_total > 0) {
+    global_mem_ = std::min<cl_ulong>(global_mem_, static_cast<cl_ulong>(starpu_total));
+    max_alloc_ = std::min(max_alloc_, global_mem_);
+  }
   name_ = query_string(&device_info, worker_.device, CL_DEVICE_NAME);
   vendor_platform_name_ = query_string(&platform_info, worker_.platform, CL_PLATFORM_NAME);
 }
@@ -45,7 +55,8 @@ Device* Device::create_native(int worker_id) {
   d->vendor_platform_name_ = "Parasol";
   d->base_align_bits_ = 1024;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  d->max_alloc_ = pages > 0 && page > 0 ? static_cast<cl_ulong>(pages) * page / 4 : (1ull << 30);
+  d->global_mem_ = pages > 0 && page > 0 ? static_cast<cl_ulong>(pages) * page : (4ull << 30);
+  d->max_alloc_ = d->global_mem_ / 4;
   return d;
 }
 

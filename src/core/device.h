@@ -25,6 +25,10 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   const std::string& vendor_platform_name() const { return vendor_platform_name_; }
   cl_uint mem_base_addr_align_bits() const { return base_align_bits_; }
   cl_ulong max_mem_alloc_size() const { return max_alloc_; }
+  // The memory StarPU may use on this device: the vendor's global memory,
+  // or less under STARPU_LIMIT_OPENCL_MEM / STARPU_LIMIT_OPENCL_<devid>_MEM.
+  // A command whose buffers together exceed it can never run here.
+  cl_ulong global_mem_size() const { return global_mem_; }
   // Root devices live as long as the process; clRelease/RetainDevice are no-ops.
   static void destroy(Device*) {}
 
@@ -35,6 +39,7 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   std::string vendor_platform_name_;
   cl_uint base_align_bits_ = 1024;
   cl_ulong max_alloc_ = 0;
+  cl_ulong global_mem_ = 0;
 
   Device() = default;
   friend Device* create<Device>();

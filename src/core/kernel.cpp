@@ -36,14 +36,20 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
       continue;
     }
     cl_int e = CL_SUCCESS;
+    cl_platform_id platform = b.device->worker().platform;
+    runtime::VendorLock lock = runtime::lock_vendor(platform);
     cl_kernel k = clCreateKernel(b.program.get(), name_.c_str(), &e);
     if (e != CL_SUCCESS) {
       log::info("kernel ", name_, " not created on ", b.device->name(), " (error ", e, ")");
       failure = e;
       continue;
     }
-    vendor_.emplace_back(b.device, runtime::VendorKernel(k));
-    if (!validator_) validator_.reset(clCreateKernel(b.program.get(), name_.c_str(), &e));
+    vendor_.emplace_back(b.device, runtime::VendorKernel(k, platform));
+    if (!validator_) {
+      validator_.set_platform(platform);
+      validator_.reset(clCreateKernel(b.program.get(), name_.c_str(), &e));
+      validator_platform_ = platform;
+    }
   }
   err = vendor_.empty() && native_.empty() ? failure : CL_SUCCESS;
   if (err != CL_SUCCESS) return;
@@ -54,6 +60,7 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
     return;
   }
   cl_kernel k = vendor_.front().second.get();
+  runtime::VendorLock lock = runtime::lock_vendor(vendor_.front().first->worker().platform);
   cl_uint n = 0;
   clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr);
   arg_info_.resize(n);
@@ -110,7 +117,10 @@ Kernel::WorkGroupLimits Kernel::work_group_limits(const Device* d) const {
 
 cl_int Kernel::check_value(cl_uint index, size_t size, const void* value) {
   std::lock_guard lock(args_mutex_);
-  if (validator_) return clSetKernelArg(validator_.get(), index, size, value);
+  if (validator_) {
+    runtime::VendorLock vendor_lock = runtime::lock_vendor(validator_platform_);
+    return clSetKernelArg(validator_.get(), index, size, value);
+  }
   std::size_t expected = runtime::native::value_size(*native_.front().second, index);
   return expected == size ? CL_SUCCESS : CL_INVALID_ARG_SIZE;
 }

@@ -99,6 +99,7 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   std::vector<std::pair<Device*, runtime::VendorKernel>> vendor_;
   std::vector<std::pair<Device*, std::shared_ptr<runtime::native::NativeKernel>>> native_;
   runtime::VendorKernel validator_;
+  cl_platform_id validator_platform_ = nullptr;
   std::vector<KernelArgInfo> arg_info_;
   mutable std::mutex args_mutex_;
   std::vector<KernelArg> args_;

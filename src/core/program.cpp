@@ -34,7 +34,9 @@ Program::Program(Context* context, std::string source, cl_int& err)
       continue;
     }
     cl_int e = CL_SUCCESS;
+    runtime::VendorLock lock = runtime::lock_vendor(d->worker().platform);
     b.program.reset(clCreateProgramWithSource(d->worker().context, 1, &text, &length, &e));
+    b.program.set_platform(d->worker().platform);
     if (e != CL_SUCCESS) {
       log::error("vendor ", d->vendor_platform_name(), " refused the program source on ",
                  d->name(), " (error ", e, ")");
@@ -60,6 +62,8 @@ Program::Program(Context* context, const std::vector<Device*>& devices,
       if (!b.native) e = status = CL_INVALID_BINARY;
     } else {
       cl_device_id vd = devices[i]->vendor();
+      runtime::VendorLock lock = runtime::lock_vendor(devices[i]->worker().platform);
+      b.program.set_platform(devices[i]->worker().platform);
       b.program.reset(clCreateProgramWithBinary(devices[i]->worker().context, 1, &vd, &size,
                                                 &bin, &status, &e));
     }
@@ -113,9 +117,11 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
         return;
       }
       cl_device_id vd = b->device->vendor();
+      runtime::VendorLock lock = runtime::lock_vendor(b->device->worker().platform);
       cl_int e = clBuildProgram(b->program.get(), 1, &vd, vendor_options.c_str(), nullptr, nullptr);
       *vendor_error = e;
       std::string log = build_log(b->program.get(), vd);
+      lock = {};
       b->options = options;
       b->log = std::move(log);
       b->status = e == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
@@ -145,6 +151,7 @@ std::vector<std::string> Program::kernel_names() const {
       continue;
     if (b.native) return runtime::native::kernel_names(*b.native);
     size_t size = 0;
+    runtime::VendorLock vendor_lock = runtime::lock_vendor(b.device->worker().platform);
     if (clGetProgramInfo(b.program.get(), CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size) != CL_SUCCESS)
       continue;
     std::string names(size, '\0');

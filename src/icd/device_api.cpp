@@ -134,6 +134,9 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_nam
       return out.scalar(cl_device_affinity_domain{0});
     case CL_DEVICE_PARTITION_TYPE: return out.bytes(nullptr, 0);
     case CL_DEVICE_REFERENCE_COUNT: return out.scalar(cl_uint{1});
+    // What StarPU may use there (its STARPU_LIMIT_OPENCL*_MEM limits included).
+    case CL_DEVICE_GLOBAL_MEM_SIZE: return out.scalar(dev->global_mem_size());
+    case CL_DEVICE_MAX_MEM_ALLOC_SIZE: return out.scalar(dev->max_mem_alloc_size());
     case CL_DEVICE_VENDOR_PLATFORM_NAME_PARASOL: return out.string(dev->vendor_platform_name());
     case CL_DEVICE_VENDOR_PLATFORM_PARASOL: return out.scalar(dev->worker().platform);
     case CL_DEVICE_VENDOR_DEVICE_PARASOL: return out.scalar(v);

@@ -134,6 +134,10 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
     default: {
       PARASOL_REFUSE_IF(!arg_value, CL_INVALID_ARG_VALUE, "argument ", arg_index,
                         " is passed by value: arg_value is null");
+      // No type has size 0; PoCL asserts on a zero-sized struct argument
+      // instead of refusing it, so the vendor is never asked.
+      PARASOL_REFUSE_IF(arg_size == 0, CL_INVALID_ARG_SIZE, "argument ", arg_index,
+                        " is passed by value: arg_size is 0");
       cl_int err = k->check_value(arg_index, arg_size, arg_value);
       PARASOL_REFUSE_IF(err != CL_SUCCESS, err, "the vendor refuses argument ", arg_index,
                         " of ", arg_size, " bytes");

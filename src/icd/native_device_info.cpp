@@ -61,7 +61,7 @@ cl_int native_device_info(const core::Device& d, cl_device_info param, InfoOut& 
     case CL_DEVICE_MAX_CLOCK_FREQUENCY: return out.scalar(max_clock_mhz());
     case CL_DEVICE_ADDRESS_BITS: return out.scalar(cl_uint{64});
     case CL_DEVICE_MAX_MEM_ALLOC_SIZE: return out.scalar(d.max_mem_alloc_size());
-    case CL_DEVICE_GLOBAL_MEM_SIZE: return out.scalar(d.max_mem_alloc_size() * 4);
+    case CL_DEVICE_GLOBAL_MEM_SIZE: return out.scalar(d.global_mem_size());
     case CL_DEVICE_IMAGE_SUPPORT: return out.scalar(cl_bool{CL_FALSE});
     case CL_DEVICE_MAX_READ_IMAGE_ARGS:
     case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:

@@ -88,6 +88,8 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event& d
                device.vendor_platform_name(), "]: CL_INVALID_PROGRAM_EXECUTABLE");
     return CL_INVALID_PROGRAM_EXECUTABLE;
   }
+  // Held until the windows below are released.
+  VendorLock lock = lock_vendor(device.worker().platform);
   // Vendor sub-buffers for Parasol sub-buffers: released once enqueued (the
   // vendor keeps what an enqueued kernel uses alive).
   std::vector<VendorMem> windows;

@@ -8,6 +8,7 @@
 #include "core/platform.h"
 #include "runtime/device_stats.h"
 #include "runtime/trace.h"
+#include "runtime/vendor_lock.h"
 #include "util/clock.h"
 #include "util/error_name.h"
 #include "util/log.h"
@@ -73,6 +74,12 @@ std::uint32_t TaskCommand::footprint_of(starpu_task* task) { return command_of(t
 
 std::size_t TaskCommand::size_of(starpu_task* task, unsigned) { return command_of(task)->size(); }
 
+bool TaskCommand::fits_on(const core::Device& device) const {
+  std::size_t bytes = 0;
+  for (starpu_data_handle_t h : handles_) bytes += starpu_data_get_size(h);
+  return bytes <= device.global_mem_size();
+}
+
 void TaskCommand::run_on_cpu(void* buffers[], void* self) {
   auto* cmd = static_cast<TaskCommand*>(self);
   core::Device* device = core::Platform::instance().device_for_worker(starpu_worker_get_id());
@@ -85,7 +92,8 @@ void TaskCommand::run_on_cpu(void* buffers[], void* self) {
 int TaskCommand::can_execute(unsigned worker, starpu_task* task, unsigned) {
   core::Device* d = core::Platform::instance().device_for_worker(static_cast<int>(worker));
   TaskCommand* cmd = command_of(task);
-  return d && cmd->can_run_on(*d) && (!cmd->rotation_ || cmd->rotation_->in_rotation(d));
+  return d && cmd->can_run_on(*d) && cmd->fits_on(*d) &&
+         (!cmd->rotation_ || cmd->rotation_->in_rotation(d));
 }
 
 void TaskCommand::run_on_opencl(void* buffers[], void* self) {
@@ -98,7 +106,11 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   cmd->event_->set_running();
   cmd->started_ = now_ns();
   cmd->status_ = cmd->execute(buffers, *device, cmd->done_);
-  if (cmd->done_ && !opencl_async()) clWaitForEvents(1, &cmd->done_);
+  if (cmd->done_ && !opencl_async()) {
+    // Oclgrind runs the kernel inside this wait: the vendor lock covers it.
+    VendorLock lock = lock_vendor(device->worker().platform);
+    clWaitForEvents(1, &cmd->done_);
+  }
 }
 
 void TaskCommand::on_done(void* self) {
@@ -106,8 +118,11 @@ void TaskCommand::on_done(void* self) {
   if (cmd->done_) {
     // StarPU saw the worker's queue pass this command: its event is final.
     cl_int status = CL_COMPLETE;
+    core::Device* d = cmd->event_->executed_on();
+    VendorLock lock = lock_vendor(d ? d->worker().platform : nullptr);
     clGetEventInfo(cmd->done_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
     clReleaseEvent(cmd->done_);
+    lock = {};
     if (status < 0) {
       const core::Device* d = cmd->event_->executed_on();
       log::error("command '", cmd->name(), "' (event ", cmd->event_->id(), ") failed on ",
@@ -142,6 +157,14 @@ bool TaskCommand::reschedule_after(core::Device& failed) {
 
 void TaskCommand::launch(core::Event& event) {
   event_ = &event;
+  // StarPU would wait forever for room that never comes (it evicts other
+  // data, but this task needs all of its own at once).
+  if (pinned_ && !fits_on(*pinned_)) {
+    log::error("command '", name(), "' needs more memory than ", pinned_->name(), " has (",
+               pinned_->global_mem_size(), " bytes for StarPU)");
+    event_->complete(CL_MEM_OBJECT_ALLOCATION_FAILURE);
+    return;
+  }
   submit();
 }
 

@@ -56,6 +56,9 @@ class TaskCommand : public core::Command {
   virtual const char* name() const = 0;
 
  private:
+  // Whether every buffer of the task fits on the device at once.
+  bool fits_on(const core::Device& device) const;
+
   static void run_on_opencl(void* buffers[], void* self);
   static void run_on_cpu(void* buffers[], void* self);
   static int can_execute(unsigned worker, starpu_task* task, unsigned nimpl);

@@ -1,9 +1,12 @@
-// Owning wrappers for vendor OpenCL handles: released exactly once.
+// Owning wrappers for vendor OpenCL handles: released exactly once, under
+// the vendor's lock when it needs one (runtime/vendor_lock.h).
 #pragma once
 
 #include <CL/cl.h>
 
 #include <utility>
+
+#include "runtime/vendor_lock.h"
 
 namespace parasol::runtime {
 
@@ -11,25 +14,35 @@ template <typename T, cl_int (*Release)(T)>
 class VendorHandle {
  public:
   VendorHandle() = default;
-  explicit VendorHandle(T h) : h_(h) {}
+  explicit VendorHandle(T h, cl_platform_id platform = nullptr) : h_(h), platform_(platform) {}
   VendorHandle(const VendorHandle&) = delete;
   VendorHandle& operator=(const VendorHandle&) = delete;
-  VendorHandle(VendorHandle&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  VendorHandle(VendorHandle&& o) noexcept
+      : h_(std::exchange(o.h_, nullptr)), platform_(o.platform_) {}
   VendorHandle& operator=(VendorHandle&& o) noexcept {
-    if (this != &o) { reset(); h_ = std::exchange(o.h_, nullptr); }
+    if (this != &o) {
+      reset();
+      h_ = std::exchange(o.h_, nullptr);
+      platform_ = o.platform_;
+    }
     return *this;
   }
   ~VendorHandle() { reset(); }
 
   void reset(T h = nullptr) {
-    if (h_) Release(h_);
+    if (h_) {
+      VendorLock lock = lock_vendor(platform_);
+      Release(h_);
+    }
     h_ = h;
   }
+  void set_platform(cl_platform_id platform) { platform_ = platform; }
   T get() const { return h_; }
   explicit operator bool() const { return h_ != nullptr; }
 
  private:
   T h_ = nullptr;
+  cl_platform_id platform_ = nullptr;
 };
 
 using VendorProgram = VendorHandle<cl_program, &clReleaseProgram>;

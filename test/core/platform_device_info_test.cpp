@@ -224,6 +224,17 @@ TEST_CASE("every OpenCL 1.2 device query answers the vendor's own value except t
           CL_REQUIRE(perr);
           CHECK(mine.empty());
           break;
+        case CL_DEVICE_GLOBAL_MEM_SIZE:
+        case CL_DEVICE_MAX_MEM_ALLOC_SIZE: {
+          // What StarPU may use there: the vendor's value or less
+          // (StarPU's margin, STARPU_LIMIT_OPENCL*_MEM); docs/reliability.md.
+          cl_ulong got = 0, vendor = 0;
+          CL_REQUIRE(clGetDeviceInfo(d, q, sizeof got, &got, nullptr));
+          CL_REQUIRE(clGetDeviceInfo(v, q, sizeof vendor, &vendor, nullptr));
+          CHECK(got > 0);
+          CHECK(got <= vendor);
+          break;
+        }
         case CL_DEVICE_REFERENCE_COUNT: {
           cl_uint r = 0;
           CL_REQUIRE(clGetDeviceInfo(d, q, sizeof r, &r, nullptr));

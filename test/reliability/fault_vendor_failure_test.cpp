@@ -233,8 +233,10 @@ TEST_CASE("global_mem_mb: buffers oversubscribing the Fault Device's memory stil
   CL_REQUIRE(clGetDeviceInfo(fd, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, nullptr));
   CL_REQUIRE(clGetDeviceInfo(fd, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc,
                              nullptr));
-  CHECK(mem == 64ull << 20);
-  CHECK(max_alloc == 64ull << 20);
+  // Parasol reports what StarPU may use of the vendor's 64 MiB (about 90%).
+  CHECK(mem <= 64ull << 20);
+  CHECK(mem >= 48ull << 20);
+  CHECK(max_alloc <= mem);
 
   Context ctx({fd});
   Queue q(ctx, fd);
