@@ -153,6 +153,22 @@ struct PhaseTimer {
   }
 };
 
+// Images and samplers are not offered (CL_DEVICE_IMAGE_SUPPORT is false):
+// a kernel taking one fails the build with a line saying so, before the
+// built-ins are linked (whose missing image functions would only give an
+// obscure link error).
+bool supported_arguments(const std::vector<KernelInfo>& kernels, std::string& log) {
+  bool ok = true;
+  for (const KernelInfo& k : kernels)
+    for (const ArgInfo& a : k.args)
+      if (a.kind == ArgKind::Image || a.kind == ArgKind::Sampler) {
+        log += "error: kernel '" + k.name + "', argument '" + a.name + "' (" + a.type_name +
+               "): images and samplers are not supported by the Parasol native CPU device\n";
+        ok = false;
+      }
+  return ok;
+}
+
 BuildResult compile(std::string_view source, std::string_view options) {
   BuildResult r;
   PhaseTimer timer;
@@ -162,6 +178,7 @@ BuildResult compile(std::string_view source, std::string_view options) {
   auto m = run_frontend(ctx, source, fo, r.log);
   timer.mark("frontend");
   if (!m) return r;
+  if (!supported_arguments(collect_kernel_info(*m), r.log)) return r;
   if (!link_builtins(*m, r.log)) return r;
   timer.mark("builtins");
   ProgramImage img;
