@@ -166,6 +166,8 @@ cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name,
     case CL_KERNEL_CONTEXT: return out.scalar(k->program()->context()->handle());
     case CL_KERNEL_PROGRAM: return out.scalar(k->program()->handle());
     case CL_KERNEL_ATTRIBUTES: {
+      // A kernel built only for the native device has no vendor kernel to ask.
+      if (!k->any_vendor()) return out.string(runtime::native::attributes(*k->native_any()));
       size_t size = 0;
       ::clGetKernelInfo(k->any_vendor(), CL_KERNEL_ATTRIBUTES, 0, nullptr, &size);
       std::string attrs(size, '\0');

@@ -429,3 +429,48 @@ __kernel void fill_all(__local uint* scratch, uint words, __global uint* sums) {
     }
   }
 }
+
+TEST_CASE("wide vector types in __local memory, kernel-scope and arguments, work on native and PoCL") {
+  NativeAndPocl f;
+  // float16 and double8 are 64-byte types: the compiler may use aligned
+  // vector loads and stores on them.
+  Program prog(f.ctx, R"CLC(
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+__kernel void wide(__global const float16* in, __global float16* out, __local double8* scratch) {
+  __local float16 tile[64];
+  __local char pad[3];
+  size_t l = get_local_id(0), n = get_local_size(0);
+  if (l < 3) pad[l] = (char)l;
+  tile[l] = in[get_global_id(0)];
+  scratch[l] = convert_double8(tile[l].lo);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float16 r = tile[(l + 1) % n];
+  r.lo += convert_float8(scratch[(l + 2) % n]) + (float8)(pad[l % 3]);
+  out[get_global_id(0)] = r;
+}
+)CLC");
+  Kernel k(prog, "wide");
+  const size_t n = 1024, wg = 64;
+  std::vector<float> in(n * 16);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i % 1000);
+  std::vector<float> expect(n * 16);
+  for (size_t i = 0; i < n; ++i) {
+    size_t g = i / wg * wg, l = i % wg;
+    for (int c = 0; c < 16; ++c) {
+      float r = in[(g + (l + 1) % wg) * 16 + c];
+      if (c < 8) r += in[(g + (l + 2) % wg) * 16 + c] + static_cast<float>(l % 3);
+      expect[i * 16 + c] = r;
+    }
+  }
+  std::vector<std::vector<float>> got;
+  for (auto [name, q] : f.queues()) {
+    INFO(name);
+    Mem src(make_buffer(f.ctx, in)), dst(f.ctx, CL_MEM_READ_WRITE, in.size() * sizeof(float));
+    set_args(k, src.m, dst.m);
+    CL_REQUIRE(clSetKernelArg(k, 2, wg * 64, nullptr));
+    launch(q, k, 1, &n, &wg);
+    got.push_back(read_back<float>(q, dst, in.size()));
+    CHECK(got.back() == expect);
+  }
+  CHECK(got[0] == got[1]);
+}

@@ -202,3 +202,36 @@ TEST_CASE("an image argument fails the native build with a clear log line, never
     CL_REQUIRE(clReleaseProgram(prog));
   }
 }
+
+TEST_CASE("kernel and work-group info of a kernel built only for the native device come from its compiler") {
+  Context ctx(native_devices());
+  cl_device_id native = native_devices()[0];
+  Program prog(ctx, "__kernel __attribute__((reqd_work_group_size(8, 1, 1)))\n"
+                    "void fixed(__global const float* restrict in, __global float* out, float s,\n"
+                    "           __local float* tmp, __constant int* table) {\n"
+                    "  __local float mine[32];\n"
+                    "  mine[get_local_id(0)] = in[get_global_id(0)];\n"
+                    "  out[get_global_id(0)] = mine[get_local_id(0)] * s + table[0];\n}\n");
+  Kernel k(prog, "fixed");
+  size_t size = 0;
+  CL_REQUIRE(clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, 0, nullptr, &size));
+  std::string attrs(size, '\0');
+  CL_REQUIRE(clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, size, attrs.data(), nullptr));
+  INFO("attributes: " << attrs);
+  CHECK(attrs.find("reqd_work_group_size(8,1,1)") != std::string::npos);
+  cl_uint nargs = 0;
+  CL_REQUIRE(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, nullptr));
+  CHECK(nargs == 5);
+  size_t reqd[3] = {};
+  CL_REQUIRE(clGetKernelWorkGroupInfo(k, native, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd, reqd, nullptr));
+  CHECK((reqd[0] == 8 && reqd[1] == 1 && reqd[2] == 1));
+  cl_ulong local = 0;
+  CL_REQUIRE(clGetKernelWorkGroupInfo(k, native, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, nullptr));
+  CHECK(local >= 32 * sizeof(float));
+  cl_kernel_arg_address_qualifier aq = 0;
+  CL_REQUIRE(clGetKernelArgInfo(k, 4, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof aq, &aq, nullptr));
+  CHECK(aq == CL_KERNEL_ARG_ADDRESS_CONSTANT);
+  cl_kernel_arg_type_qualifier tq = 0;
+  CL_REQUIRE(clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof tq, &tq, nullptr));
+  CHECK(tq == (CL_KERNEL_ARG_TYPE_CONST | CL_KERNEL_ARG_TYPE_RESTRICT));
+}
