@@ -67,6 +67,16 @@ TEST_CASE("declared but undefined function", "[build]") {
   REQUIRE(r.log.find("undefined function 'helper'") != std::string::npos);
 }
 
+TEST_CASE("image and sampler arguments: no program, a log line naming them", "[build]") {
+  auto r = build("__kernel void k(__read_only image2d_t im, sampler_t s, __global float* o) {\n"
+                 "  o[0] = 1.0f; }", "-DX=1 -Dunique_to_this_test");
+  REQUIRE(r.program == nullptr);
+  INFO(r.log);
+  REQUIRE(r.log.find("argument 'im' (image2d_t)") != std::string::npos);
+  REQUIRE(r.log.find("argument 's' (sampler_t)") != std::string::npos);
+  REQUIRE(r.log.find("not supported") != std::string::npos);
+}
+
 TEST_CASE("build options", "[build]") {
   auto bad = build("__kernel void k() {}", "-cl-no-such-option");
   REQUIRE(bad.program == nullptr);
