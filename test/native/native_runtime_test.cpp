@@ -163,7 +163,7 @@ TEST_CASE("exit with a native kernel in flight child", "[.][native-exit-child]")
   Kernel k(prog, "busy");
   const size_t n = 1 << 14;
   Mem out(ctx, CL_MEM_READ_WRITE, n * sizeof(float));
-  set_args(k, out.m, 20000);
+  set_args(k, out.m, 4000);
   CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
   CL_REQUIRE(clFlush(q));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));  // it is running now
@@ -174,7 +174,7 @@ TEST_CASE("exit with a native kernel in flight child", "[.][native-exit-child]")
 
 TEST_CASE("a process that exits while a native kernel runs exits cleanly") {
   std::string cmd = "/proc/" + std::to_string(getpid()) + "/exe '[native-exit-child]' 2>&1";
-  for (int attempt = 0; attempt < 3; ++attempt) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
     FILE* p = popen(cmd.c_str(), "r");
     REQUIRE(p);
     std::string out;
@@ -232,8 +232,11 @@ TEST_CASE("context queues of a native + PoCL + Oclgrind context place kernels on
     for (auto& [v, count] : placed) where << v << ": " << count << "  ";
     INFO("placement " << where.str());
     std::printf("policy %s: %s\n", policy, where.str().c_str());
-    // Eager and random spread work over every device able to take it.
-    if (std::string(policy) != "heft") CHECK(placed["Parasol"] > 0);
+    // Eager hands work to whichever device asks first: the native device
+    // takes its share. (random weights devices by StarPU's default speed
+    // ratios, CPU workers 1 against OpenCL 12; heft follows its models:
+    // their placements are printed, not asserted.)
+    if (std::string(policy) == "eager") CHECK(placed["Parasol"] > 0);
     clReleaseCommandQueue(q);
   }
 }
