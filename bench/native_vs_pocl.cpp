@@ -320,6 +320,16 @@ int main(int argc, char** argv) {
       cached[i] = std::min(cached[i], build_ms(devs[i].ctx, src));
     }
 
+  auto files_in = [](const std::string& dir) {
+    size_t n = 0;
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+         it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+      n += it->is_regular_file();
+    return n;
+  };
+  const size_t cache_files[2] = {files_in(parasol_cache), files_in(pocl_cache)};
+
   struct Named { const char* name; const char* unit; double work; Workload fn; };
   const double sgemm_n = env_int("BENCH_SGEMM_N", 512), nbody_n = env_int("BENCH_NBODY_N", 4096);
   const int iters = env_int("BENCH_ITER", 4), half = std::max(1, iters / 2);
@@ -365,6 +375,8 @@ int main(int argc, char** argv) {
   std::printf("| build of a small program (saxpy) | native | PoCL | PoCL / native |\n|---|---|---|---|\n");
   std::printf("| cold (empty cache) | %.1f ms | %.1f ms | %.2fx |\n", cold[0], cold[1], cold[1] / cold[0]);
   std::printf("| cached | %.3f ms | %.3f ms | %.2fx |\n", cached[0], cached[1], cached[1] / cached[0]);
+  std::printf("\nfiles in the caches after the builds: Parasol %zu, PoCL %zu\n", cache_files[0],
+              cache_files[1]);
 
   for (auto& d : devs) clReleaseCommandQueue(d.q), clReleaseContext(d.ctx);
   std::error_code ec;
