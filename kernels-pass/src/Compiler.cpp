@@ -173,7 +173,10 @@ BuildResult compile(std::string_view source, std::string_view options) {
   BuildResult r;
   PhaseTimer timer;
   FrontendOptions fo;
-  if (!parse_build_options(options, fo, r.log)) return r;
+  if (!parse_build_options(options, fo, r.log)) {
+    r.invalid_options = true;
+    return r;
+  }
   llvm::LLVMContext ctx;
   auto m = run_frontend(ctx, source, fo, r.log);
   timer.mark("frontend");

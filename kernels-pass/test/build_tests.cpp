@@ -75,6 +75,18 @@ TEST_CASE("image and sampler arguments: no program, a log line naming them", "[b
   REQUIRE(r.log.find("argument 'im' (image2d_t)") != std::string::npos);
   REQUIRE(r.log.find("argument 's' (sampler_t)") != std::string::npos);
   REQUIRE(r.log.find("not supported") != std::string::npos);
+  CHECK_FALSE(r.invalid_options);  // the options were fine: the compile failed
+}
+
+TEST_CASE("refused build options are told apart from a failed compile", "[build]") {
+  auto r = build("__kernel void k(__global int* a) { a[0] = 1; }", "-definitely-not-an-option");
+  REQUIRE(r.program == nullptr);
+  INFO(r.log);
+  CHECK(r.invalid_options);
+  CHECK(r.log.find("-definitely-not-an-option") != std::string::npos);
+  auto bad_source = build("__kernel void k(__global int* a) { a[0] = 1 }", "-DX=2");
+  REQUIRE(bad_source.program == nullptr);
+  CHECK_FALSE(bad_source.invalid_options);
 }
 
 TEST_CASE("build options", "[build]") {

@@ -235,3 +235,21 @@ TEST_CASE("kernel and work-group info of a kernel built only for the native devi
   CL_REQUIRE(clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof tq, &tq, nullptr));
   CHECK(tq == (CL_KERNEL_ARG_TYPE_CONST | CL_KERNEL_ARG_TYPE_RESTRICT));
 }
+
+TEST_CASE("build options the native compiler refuses give CL_INVALID_BUILD_OPTIONS, a compile error does not") {
+  Context ctx(native_devices());
+  cl_device_id native = native_devices()[0];
+  for (const char* options : {"-not-an-option", "-cl-std=CL9.9"}) {
+    INFO("options " << options);
+    cl_int err = CL_SUCCESS;
+    cl_program prog = build_program(ctx, kIota, err, options);
+    CHECK(err == CL_INVALID_BUILD_OPTIONS);
+    CHECK(!build_log(prog, native).empty());
+    CL_REQUIRE(clReleaseProgram(prog));
+  }
+  // Valid options still build.
+  cl_int err = CL_SUCCESS;
+  cl_program prog = build_program(ctx, kIota, err, "-DX=1 -cl-fast-relaxed-math -cl-std=CL1.2");
+  CHECK(err == CL_SUCCESS);
+  CL_REQUIRE(clReleaseProgram(prog));
+}

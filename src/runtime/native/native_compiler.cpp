@@ -31,9 +31,10 @@ bool available() {
 }
 
 std::shared_ptr<NativeProgram> build(const std::string& source, const std::string& options,
-                                     std::string& log) {
+                                     std::string& log, bool& invalid_options) {
   kernels::BuildResult r = kernels::build(source, options);
   log = std::move(r.log);
+  invalid_options = r.invalid_options;
   if (!r.program) return nullptr;
   auto p = std::make_shared<NativeProgram>();
   p->compiled = std::move(r.program);

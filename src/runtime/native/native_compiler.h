@@ -25,8 +25,10 @@ bool available();
 struct NativeProgram;  // a compiled program (opaque outside native/)
 struct NativeKernel;   // one kernel's entry point and metadata
 
+// Null when the build failed; invalid_options tells refused options
+// (CL_INVALID_BUILD_OPTIONS) from a failed compile.
 std::shared_ptr<NativeProgram> build(const std::string& source, const std::string& options,
-                                     std::string& log);
+                                     std::string& log, bool& invalid_options);
 std::shared_ptr<NativeProgram> load_binary(const unsigned char* data, std::size_t size,
                                            std::string& log);
 std::vector<unsigned char> binary(const NativeProgram& program);

@@ -6,7 +6,9 @@
 namespace parasol::runtime::native {
 
 bool available() { return false; }
-std::shared_ptr<NativeProgram> build(const std::string&, const std::string&, std::string& log) {
+std::shared_ptr<NativeProgram> build(const std::string&, const std::string&, std::string& log,
+                                     bool& invalid_options) {
+  invalid_options = false;
   log = "Parasol was built without its native CPU compiler";
   return nullptr;
 }
