@@ -78,6 +78,17 @@ TEST_CASE("image and sampler arguments: no program, a log line naming them", "[b
   CHECK_FALSE(r.invalid_options);  // the options were fine: the compile failed
 }
 
+TEST_CASE("printf with a vector conversion: no program, a log line; other formats build", "[build]") {
+  auto r = build("__kernel void k(__global float* x) {\n"
+                 "  printf(\"%d%%v %v4hlf\\n\", 1, (float4)(x[0])); }", "");
+  REQUIRE(r.program == nullptr);
+  INFO(r.log);
+  CHECK(r.log.find("printf's vector conversions") != std::string::npos);
+  auto ok = build("__kernel void k(__global float* x) { printf(\"%d%%v %5.2f %s\\n\", 1, x[0], \"v\"); }", "");
+  INFO(ok.log);
+  CHECK(ok.program != nullptr);
+}
+
 TEST_CASE("refused build options are told apart from a failed compile", "[build]") {
   auto r = build("__kernel void k(__global int* a) { a[0] = 1; }", "-definitely-not-an-option");
   REQUIRE(r.program == nullptr);

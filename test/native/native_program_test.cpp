@@ -181,12 +181,13 @@ TEST_CASE("a build error on the native device is CL_BUILD_PROGRAM_FAILURE with C
   CL_REQUIRE(clReleaseProgram(prog));
 }
 
-TEST_CASE("an image argument fails the native build with a clear log line, never a crash") {
+TEST_CASE("image and sampler arguments, printf vector formats and pipes fail the native build with a log line, never a crash") {
   Context ctx(native_devices());
   cl_device_id native = native_devices()[0];
   for (const char* source : {
            "__kernel void img(__read_only image2d_t im, __global float4* out) { out[0] = (float4)(0); }\n",
            "__kernel void smp(sampler_t s, __global float* out) { out[0] = 1.0f; }\n",
+           "__kernel void pv(__global float* o) { printf(\"%v4hlf\\n\", (float4)(o[0])); }\n",
            "__kernel void pipe_k(__global int* out) { out[0] = 1; }\n"
            "__kernel void with_pipe(read_only pipe int p, __global int* out) { out[0] = 2; }\n"}) {
     INFO(source);
