@@ -82,18 +82,23 @@ for d in TYPES:
     for s in TYPES:
         for sat in ([False, True] if d in INTS else [False]):
             for mode in MODES:
-                name = f'convert_{d}{"_sat" if sat else ""}{mode}'
+                # OpenCL names the width: convert_int4(float4), convert_uchar4_sat(float4).
+                def name_of(w):
+                    return f'convert_{d}{w}{"_sat" if sat else ""}{mode}'
+                name = name_of('')
                 out.append(f'OVL {d} {name}({s} x) {{ return {scalar_body(d, s, sat, mode)}; }}')
                 simple = (not sat and (mode == '' or (d in FLOATS and mode == '_rte')) and
                           not (d in INTS and s in FLOATS and False))
                 for w in WIDTHS[1:]:
+                    vname = name_of(w)
                     if simple and not (d in INTS and s in FLOATS):
-                        out.append(f'OVL {d}{w} {name}({s}{w} x) {{ return __builtin_convertvector(x, {d}{w}); }}')
+                        out.append(f'OVL {d}{w} {vname}({s}{w} x) {{ return __builtin_convertvector(x, {d}{w}); }}')
                     elif w in ('2', '3'):
                         comps = ', '.join(f'{name}(x.s{i})' for i in range(int(w)))
-                        out.append(f'OVL {d}{w} {name}({s}{w} x) {{ return ({d}{w})({comps}); }}')
+                        out.append(f'OVL {d}{w} {vname}({s}{w} x) {{ return ({d}{w})({comps}); }}')
                     else:
-                        out.append(f'OVL {d}{w} {name}({s}{w} x) {{ return ({d}{w})({name}(x.lo), {name}(x.hi)); }}')
+                        half = name_of(str(int(w) // 2))
+                        out.append(f'OVL {d}{w} {vname}({s}{w} x) {{ return ({d}{w})({half}(x.lo), {half}(x.hi)); }}')
 
 with open(sys.argv[1], 'w') as f:
     f.write('\n'.join(out) + '\n')

@@ -4,9 +4,17 @@
 #include "parasol_builtins.h"
 
 // T: type, U: unsigned type of the same width, B: bits, MIN/MAX: limits.
-#define INT_ELEMENTWISE(T, U)                                                        \
+// add_sat/sub_sat: Clang 19 applies the integer promotions to scalar
+// arguments of __builtin_elementwise_{add,sub}_sat, so on a scalar char or
+// short it saturates at int's limits and truncates (add_sat((uchar)255, 1)
+// gave 0). Vectors are not promoted: scalars go through a 2-vector.
+#define INT_SAT_VECTOR(T)                                                            \
   OVL T add_sat(T x, T y) { return __builtin_elementwise_add_sat(x, y); }            \
-  OVL T sub_sat(T x, T y) { return __builtin_elementwise_sub_sat(x, y); }            \
+  OVL T sub_sat(T x, T y) { return __builtin_elementwise_sub_sat(x, y); }
+#define INT_SAT_SCALAR(T)                                                            \
+  OVL T add_sat(T x, T y) { return add_sat((T##2)(x), (T##2)(y)).s0; }               \
+  OVL T sub_sat(T x, T y) { return sub_sat((T##2)(x), (T##2)(y)).s0; }
+#define INT_ELEMENTWISE(T, U)                                                        \
   OVL T hadd(T x, T y) { return (x >> (T)1) + (y >> (T)1) + (x & y & (T)1); }         \
   OVL T rhadd(T x, T y) { return (x >> (T)1) + (y >> (T)1) + ((x | y) & (T)1); }      \
   OVL T min(T x, T y) { return __builtin_elementwise_min(x, y); }                     \
@@ -36,6 +44,8 @@ OVL static ulong mul_sat_(ulong a, ulong b) { ulong r; return __builtin_mul_over
 FOR_INT_TYPES(MUL_SAT_LIFT, 0)
 
 #define INT_ALL_WIDTHS(T, U)                                                         \
+  INT_SAT_VECTOR(T##2) INT_SAT_VECTOR(T##3) INT_SAT_VECTOR(T##4) INT_SAT_VECTOR(T##8)  \
+  INT_SAT_VECTOR(T##16) INT_SAT_SCALAR(T)                                            \
   INT_ELEMENTWISE(T, U) INT_ELEMENTWISE(T##2, U##2) INT_ELEMENTWISE(T##3, U##3)      \
   INT_ELEMENTWISE(T##4, U##4) INT_ELEMENTWISE(T##8, U##8) INT_ELEMENTWISE(T##16, U##16) \
   INT_SCALAR_MIXED(T, T##2) INT_SCALAR_MIXED(T, T##3) INT_SCALAR_MIXED(T, T##4)      \

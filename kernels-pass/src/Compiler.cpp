@@ -2,6 +2,11 @@
 #include "Internal.h"
 #include "WorkGroupLowering.h"
 
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Module.h>
 #include <llvm/Support/BLAKE3.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/xxhash.h>
@@ -153,15 +158,75 @@ struct PhaseTimer {
   }
 };
 
+// Images and samplers are not offered (CL_DEVICE_IMAGE_SUPPORT is false):
+// a kernel taking one fails the build with a line saying so, before the
+// built-ins are linked (whose missing image functions would only give an
+// obscure link error).
+bool supported_arguments(const std::vector<KernelInfo>& kernels, std::string& log) {
+  bool ok = true;
+  for (const KernelInfo& k : kernels)
+    for (const ArgInfo& a : k.args)
+      if (a.kind == ArgKind::Image || a.kind == ArgKind::Sampler) {
+        log += "error: kernel '" + k.name + "', argument '" + a.name + "' (" + a.type_name +
+               "): images and samplers are not supported by the Parasol native CPU device\n";
+        ok = false;
+      }
+  return ok;
+}
+
+// Whether a printf format has a vector conversion (%v4f, %-8v2hld...).
+bool has_vector_conversion(llvm::StringRef format) {
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format[i] != '%') continue;
+    if (i + 1 < format.size() && format[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < format.size() && llvm::StringRef("-+ #0123456789.").contains(format[j])) ++j;
+    if (j < format.size() && format[j] == 'v') return true;
+  }
+  return false;
+}
+
+// printf's vector conversions are not implemented (printf is the host's):
+// a kernel using one fails the build with a line saying so, rather than
+// printing its format string raw.
+bool supported_printf_formats(llvm::Module& m, std::string& log) {
+  bool ok = true;
+  for (llvm::Function& f : m)
+    for (llvm::Instruction& i : llvm::instructions(f)) {
+      auto* call = llvm::dyn_cast<llvm::CallInst>(&i);
+      llvm::Function* callee = call ? call->getCalledFunction() : nullptr;
+      if (!callee || callee->getName() != "printf" || call->arg_size() == 0) continue;
+      auto* gv = llvm::dyn_cast<llvm::GlobalVariable>(call->getArgOperand(0)->stripPointerCasts());
+      auto* data = gv && gv->hasInitializer()
+                       ? llvm::dyn_cast<llvm::ConstantDataSequential>(gv->getInitializer())
+                       : nullptr;
+      if (!data || !data->isCString() || !has_vector_conversion(data->getAsCString())) continue;
+      std::string shown;  // the format on one line
+      for (char c : data->getAsCString()) shown += c == '\n' ? std::string("\\n") : std::string(1, c);
+      log += "error: in '" + f.getName().str() + "': printf's vector conversions (\"" + shown +
+             "\") are not supported by the Parasol native CPU device\n";
+      ok = false;
+    }
+  return ok;
+}
+
 BuildResult compile(std::string_view source, std::string_view options) {
   BuildResult r;
   PhaseTimer timer;
   FrontendOptions fo;
-  if (!parse_build_options(options, fo, r.log)) return r;
+  if (!parse_build_options(options, fo, r.log)) {
+    r.invalid_options = true;
+    return r;
+  }
   llvm::LLVMContext ctx;
   auto m = run_frontend(ctx, source, fo, r.log);
   timer.mark("frontend");
   if (!m) return r;
+  if (!supported_arguments(collect_kernel_info(*m), r.log)) return r;
+  if (!supported_printf_formats(*m, r.log)) return r;
   if (!link_builtins(*m, r.log)) return r;
   timer.mark("builtins");
   ProgramImage img;

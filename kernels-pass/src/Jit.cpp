@@ -13,7 +13,11 @@ namespace {
 
 llvm::orc::LLJIT* the_jit(std::string& log) {
   static std::once_flag once;
-  static std::unique_ptr<llvm::orc::LLJIT> jit;
+  // Never destroyed: at exit, static destructors run before the runtime's
+  // atexit shutdown (registered earlier) has waited for the kernels still
+  // running, and programs released late still remove their JITDylib. A
+  // destroyed JIT unmapped the code of a kernel in flight (SIGSEGV at exit).
+  static llvm::orc::LLJIT* jit = nullptr;
   static std::string error;
   std::call_once(once, [] {
     host_target();  // targets initialised
@@ -22,12 +26,12 @@ llvm::orc::LLJIT* the_jit(std::string& log) {
       error = llvm::toString(j.takeError());
       return;
     }
-    jit = std::move(*j);
+    jit = j->release();
     // Failures surface through lookups, into the build log; not on stderr.
     jit->getExecutionSession().setErrorReporter([](llvm::Error e) { llvm::consumeError(std::move(e)); });
   });
   if (!jit) log += "error: cannot start the JIT: " + error + "\n";
-  return jit.get();
+  return jit;
 }
 
 class Image : public JitImage {

@@ -67,6 +67,39 @@ TEST_CASE("declared but undefined function", "[build]") {
   REQUIRE(r.log.find("undefined function 'helper'") != std::string::npos);
 }
 
+TEST_CASE("image and sampler arguments: no program, a log line naming them", "[build]") {
+  auto r = build("__kernel void k(__read_only image2d_t im, sampler_t s, __global float* o) {\n"
+                 "  o[0] = 1.0f; }", "-DX=1 -Dunique_to_this_test");
+  REQUIRE(r.program == nullptr);
+  INFO(r.log);
+  REQUIRE(r.log.find("argument 'im' (image2d_t)") != std::string::npos);
+  REQUIRE(r.log.find("argument 's' (sampler_t)") != std::string::npos);
+  REQUIRE(r.log.find("not supported") != std::string::npos);
+  CHECK_FALSE(r.invalid_options);  // the options were fine: the compile failed
+}
+
+TEST_CASE("printf with a vector conversion: no program, a log line; other formats build", "[build]") {
+  auto r = build("__kernel void k(__global float* x) {\n"
+                 "  printf(\"%d%%v %v4hlf\\n\", 1, (float4)(x[0])); }", "");
+  REQUIRE(r.program == nullptr);
+  INFO(r.log);
+  CHECK(r.log.find("printf's vector conversions") != std::string::npos);
+  auto ok = build("__kernel void k(__global float* x) { printf(\"%d%%v %5.2f %s\\n\", 1, x[0], \"v\"); }", "");
+  INFO(ok.log);
+  CHECK(ok.program != nullptr);
+}
+
+TEST_CASE("refused build options are told apart from a failed compile", "[build]") {
+  auto r = build("__kernel void k(__global int* a) { a[0] = 1; }", "-definitely-not-an-option");
+  REQUIRE(r.program == nullptr);
+  INFO(r.log);
+  CHECK(r.invalid_options);
+  CHECK(r.log.find("-definitely-not-an-option") != std::string::npos);
+  auto bad_source = build("__kernel void k(__global int* a) { a[0] = 1 }", "-DX=2");
+  REQUIRE(bad_source.program == nullptr);
+  CHECK_FALSE(bad_source.invalid_options);
+}
+
 TEST_CASE("build options", "[build]") {
   auto bad = build("__kernel void k() {}", "-cl-no-such-option");
   REQUIRE(bad.program == nullptr);

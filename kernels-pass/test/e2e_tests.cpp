@@ -235,6 +235,55 @@ TEST_CASE("integer built-ins", "[e2e][integer]") {
   }
 }
 
+TEST_CASE("scalar char and short saturating arithmetic saturates at their own limits", "[e2e][integer]") {
+  // Clang 19 promotes scalar arguments of __builtin_elementwise_add_sat.
+  auto p = build_ok(R"(
+    __kernel void sats(__global int* out) {
+      out[0] = add_sat((uchar)255, (uchar)1);
+      out[1] = sub_sat((uchar)0, (uchar)1);
+      out[2] = add_sat((char)127, (char)1);
+      out[3] = sub_sat((char)-128, (char)1);
+      out[4] = add_sat((short)32767, (short)1);
+      out[5] = sub_sat((ushort)1, (ushort)2);
+      out[6] = mad_sat((uchar)100, (uchar)3, (uchar)1);
+      out[7] = add_sat((uchar)200, (uchar)50);
+    })");
+  Buf<int> out(8, -99);
+  Args args;
+  args.ptr(out.data());
+  run(*p, "sats", args, range(1, {1}, {1}));
+  CHECK(std::vector<int>(out.begin(), out.end()) ==
+        std::vector<int>{255, 0, 127, -128, 32767, 0, 255, 250});
+}
+
+TEST_CASE("vector conversions carry the width in their names", "[e2e][convert]") {
+  auto p = build_ok(R"(
+    __kernel void conv(__global const float4* in, __global int4* i4, __global uchar8* u8,
+                       __global short16* s16, __global float2* f2) {
+      i4[0] = convert_int4(in[0]);
+      u8[0] = convert_uchar8_sat((float8)(in[0], in[1]));
+      s16[0] = convert_short16_sat_rte((float16)(in[0], in[1], in[0], in[1]));
+      f2[0] = convert_float2(convert_int2(in[1].xy));
+    })");
+  Buf<float> in{1.5f, -2.5f, 300.0f, -7.9f, 2.5f, 70000.0f, 0.4f, 255.6f};
+  Buf<int> i4(4);
+  Buf<unsigned char> u8(8);
+  Buf<short> s16(16);
+  Buf<float> f2(2);
+  Args args;
+  args.ptr(in.data()).ptr(i4.data()).ptr(u8.data()).ptr(s16.data()).ptr(f2.data());
+  run(*p, "conv", args, range(1, {1}, {1}));
+  CHECK(std::vector<int>(i4.begin(), i4.end()) == std::vector<int>{1, -2, 300, -7});
+  CHECK(std::vector<unsigned char>(u8.begin(), u8.end()) ==
+        std::vector<unsigned char>{1, 0, 255, 0, 2, 255, 0, 255});
+  CHECK(s16[0] == 2);     // 1.5 rounds to even
+  CHECK(s16[1] == -2);    // -2.5 rounds to even
+  CHECK(s16[5] == 32767); // saturated
+  CHECK(s16[7] == 256);
+  CHECK(f2[0] == 2.0f);
+  CHECK(f2[1] == 70000.0f);
+}
+
 TEST_CASE("atomics under contention", "[e2e][atomic]") {
   auto p = build_ok(R"(
     __kernel void count(__global int* counter, __global uint* maxv, __global long* sum64) {

@@ -86,6 +86,10 @@ const runtime::native::NativeKernel* Kernel::native_for(const Device* d) const {
   return nullptr;
 }
 
+const runtime::native::NativeKernel* Kernel::native_any() const {
+  return native_.empty() ? nullptr : native_.front().second.get();
+}
+
 cl_kernel Kernel::vendor_for(const Device* d) const {
   for (const auto& [dev, k] : vendor_)
     if (dev == d) return k.get();

@@ -68,6 +68,7 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   cl_kernel any_vendor() const;
   // The native device's kernel, null where the program is not built for it.
   const runtime::native::NativeKernel* native_for(const Device* d) const;
+  const runtime::native::NativeKernel* native_any() const;
   bool runs_on(const Device* d) const { return vendor_for(d) || native_for(d); }
 
   // What a launch on device d may ask for (d must run this kernel).

@@ -109,7 +109,9 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
     threads.emplace_back([b, &vendor_options, &options, vendor_error, this] {
       if (b->device->is_native()) {
         // A binary loaded for the native device is already executable.
-        if (!b->native) b->native = runtime::native::build(source_, options, b->log);
+        bool invalid_options = false;
+        if (!b->native) b->native = runtime::native::build(source_, options, b->log, invalid_options);
+        if (invalid_options) *vendor_error = CL_INVALID_BUILD_OPTIONS;
         b->options = options;
         b->status = b->native ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
         b->binary_type = b->native ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE : CL_PROGRAM_BINARY_TYPE_NONE;
@@ -136,7 +138,8 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
   std::lock_guard lock(mutex_);
   building_ = false;
   // The options are the same for every device: one vendor refusing them
-  // (PoCL checks them, Oclgrind only fails the build) means they are invalid.
+  // (PoCL checks them, Oclgrind only fails the build; the native device
+  // checks them) means they are invalid.
   for (cl_int e : vendor_errors)
     if (e == CL_INVALID_BUILD_OPTIONS) return CL_INVALID_BUILD_OPTIONS;
   for (Device* d : devices)

@@ -9,6 +9,7 @@
 #include "icd/info_out.h"
 #include "icd/validate.h"
 #include "runtime/kernel_command.h"
+#include "runtime/native_kernel_command.h"
 #include "runtime/native/native_compiler.h"
 #include "schedulers/divided_enqueue.h"
 
@@ -163,6 +164,8 @@ cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name,
     case CL_KERNEL_CONTEXT: return out.scalar(k->program()->context()->handle());
     case CL_KERNEL_PROGRAM: return out.scalar(k->program()->handle());
     case CL_KERNEL_ATTRIBUTES: {
+      // A kernel built only for the native device has no vendor kernel to ask.
+      if (!k->any_vendor()) return out.string(runtime::native::attributes(*k->native_any()));
       size_t size = 0;
       ::clGetKernelInfo(k->any_vendor(), CL_KERNEL_ATTRIBUTES, 0, nullptr, &size);
       std::string attrs(size, '\0');
@@ -317,13 +320,53 @@ cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_kernel kerne
 }
 
 cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queue,
-                                         void(CL_CALLBACK*)(void*), void*, size_t, cl_uint,
-                                         const cl_mem*, const void**, cl_uint, const cl_event*,
-                                         cl_event*) {
-  PARASOL_REFUSE_IF(!checked<CommandQueue>(command_queue), CL_INVALID_COMMAND_QUEUE,
-                    "not a live Parasol queue");
-  return refuse(__func__, CL_INVALID_OPERATION,
-                "no device of this queue has CL_EXEC_NATIVE_KERNEL");
+                                         void(CL_CALLBACK* user_func)(void*), void* args,
+                                         size_t cb_args, cl_uint num_mem_objects,
+                                         const cl_mem* mem_list, const void** args_mem_loc,
+                                         cl_uint num_events_in_wait_list,
+                                         const cl_event* event_wait_list, cl_event* event) {
+  auto* q = checked<CommandQueue>(command_queue);
+  PARASOL_REFUSE_IF(!q, CL_INVALID_COMMAND_QUEUE, "not a live Parasol queue");
+  PARASOL_REFUSE_IF(!user_func, CL_INVALID_VALUE, "user_func is null");
+  PARASOL_REFUSE_IF(!args && cb_args > 0, CL_INVALID_VALUE, "args is null but cb_args is ",
+                    cb_args);
+  PARASOL_REFUSE_IF(args && cb_args == 0, CL_INVALID_VALUE, "args is given but cb_args is 0");
+  PARASOL_REFUSE_IF(num_mem_objects > 0 && (!mem_list || !args_mem_loc), CL_INVALID_VALUE,
+                    "num_mem_objects is ", num_mem_objects, " but mem_list or args_mem_loc is null");
+  PARASOL_REFUSE_IF(num_mem_objects == 0 && (mem_list || args_mem_loc), CL_INVALID_VALUE,
+                    "num_mem_objects is 0 but mem_list or args_mem_loc is given");
+  // Only the native CPU device runs host functions: a device queue must be
+  // on it; a context queue places the command there if the context has it.
+  Device* native = q->device();
+  if (!native)
+    for (Device* d : q->context()->devices())
+      if (d->is_native()) native = d;
+  PARASOL_REFUSE_IF(!native || !native->is_native(), CL_INVALID_OPERATION,
+                    "only Parasol's native CPU device has CL_EXEC_NATIVE_KERNEL");
+  std::vector<core::Ref<Buffer>> buffers;
+  std::vector<size_t> offsets;
+  const auto* block = static_cast<const std::byte*>(args);
+  for (cl_uint i = 0; i < num_mem_objects; ++i) {
+    auto* b = checked<Buffer>(mem_list[i]);
+    PARASOL_REFUSE_IF(!b, CL_INVALID_MEM_OBJECT, "mem_list[", i, "] is not a live Parasol buffer");
+    PARASOL_REFUSE_IF(b->context() != q->context(), CL_INVALID_CONTEXT, "mem_list[", i,
+                      "] belongs to another context");
+    const auto* loc = static_cast<const std::byte*>(args_mem_loc[i]);
+    PARASOL_REFUSE_IF(!block || !loc || loc < block || loc + sizeof(void*) > block + cb_args,
+                      CL_INVALID_VALUE, "args_mem_loc[", i, "] is not inside the args block");
+    buffers.emplace_back(b);
+    offsets.push_back(static_cast<size_t>(loc - block));
+  }
+  std::vector<core::Event*> waits;
+  if (cl_int err = check_wait_list(__func__, num_events_in_wait_list, event_wait_list,
+                                   q->context(), waits))
+    return err;
+  // The spec's copy of args: the application may reuse its block at once.
+  std::vector<std::byte> copy(block, block + cb_args);
+  auto work = std::make_unique<runtime::NativeKernelCommand>(native, user_func, std::move(copy),
+                                                             std::move(buffers), std::move(offsets));
+  give_event(q->enqueue(CL_COMMAND_NATIVE_KERNEL, std::move(work), waits), event);
+  return CL_SUCCESS;
 }
 
 }  // namespace parasol::icd

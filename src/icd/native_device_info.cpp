@@ -95,7 +95,7 @@ cl_int native_device_info(const core::Device& d, cl_device_info param, InfoOut& 
     case CL_DEVICE_COMPILER_AVAILABLE: return out.scalar(cl_bool{CL_TRUE});
     case CL_DEVICE_LINKER_AVAILABLE: return out.scalar(cl_bool{CL_FALSE});
     case CL_DEVICE_EXECUTION_CAPABILITIES:
-      return out.scalar(cl_device_exec_capabilities{CL_EXEC_KERNEL});
+      return out.scalar(cl_device_exec_capabilities{CL_EXEC_KERNEL | CL_EXEC_NATIVE_KERNEL});
     case CL_DEVICE_QUEUE_PROPERTIES:
       return out.scalar(cl_command_queue_properties{CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE |
                                                     CL_QUEUE_PROFILING_ENABLE});

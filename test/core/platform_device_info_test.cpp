@@ -6,6 +6,8 @@
 #include <cstring>
 #include <set>
 #include <sstream>
+#include <thread>
+#include <cstdlib>
 
 #include "support/parasol_test.h"
 
@@ -150,6 +152,7 @@ TEST_CASE("clGetDeviceIDs filters by type exactly as the vendors' own device typ
 
 TEST_CASE("every OpenCL 1.2 device query answers the vendor's own value except the documented overrides") {
   for (cl_device_id d : devices()) {
+    if (vendor_of(d) == "Parasol") continue;  // no vendor behind it: see the next test
     cl_device_id v = vendor_device(d);
     INFO("device " << device_name(d) << " of " << vendor_of(d));
     // The vendor platform behind it is the one the loader lists under that name.
@@ -252,4 +255,84 @@ TEST_CASE("every OpenCL 1.2 device query answers the vendor's own value except t
           CL_INVALID_VALUE);
     CHECK(clGetDeviceInfo(d, CL_DEVICE_NAME, 1, &x, nullptr) == CL_INVALID_VALUE);
   }
+}
+
+// Parasol's native CPU device has no vendor to compare with: its answers are
+// checked against what it really is and does.
+TEST_CASE("the native device's queries describe what it really does") {
+  auto natives = native_devices();
+  REQUIRE(natives.size() == 1);
+  cl_device_id d = natives[0];
+  auto scalar = [&](cl_device_info q, auto zero) {
+    decltype(zero) v = zero;
+    size_t size = 0;
+    CL_REQUIRE(clGetDeviceInfo(d, q, sizeof v, &v, &size));
+    CHECK(size == sizeof v);
+    return v;
+  };
+  // Every OpenCL 1.2 core query answers (0x104A-B are cl_khr_image2d_from_buffer's).
+  for (cl_device_info q = CL_DEVICE_TYPE; q <= CL_DEVICE_PRINTF_BUFFER_SIZE; ++q) {
+    INFO("param_name 0x" << std::hex << q);
+    cl_int err = CL_SUCCESS;
+    auto bytes = device_bytes(d, q, err);
+    CHECK(err == CL_SUCCESS);
+    if (q != CL_DEVICE_PARTITION_TYPE && q != CL_DEVICE_BUILT_IN_KERNELS) CHECK(!bytes.empty());
+  }
+  CHECK(scalar(CL_DEVICE_TYPE, cl_device_type{0}) == CL_DEVICE_TYPE_CPU);
+  // One compute unit per hardware thread: the thread pool's size.
+  cl_uint threads = std::thread::hardware_concurrency();
+  if (const char* env = std::getenv("PARASOL_NATIVE_THREADS")) threads = std::atoi(env);
+  CHECK(scalar(CL_DEVICE_MAX_COMPUTE_UNITS, cl_uint{0}) == std::max(1u, threads));
+  CHECK(scalar(CL_DEVICE_ADDRESS_BITS, cl_uint{0}) == 8 * sizeof(void*));
+  CHECK(scalar(CL_DEVICE_ENDIAN_LITTLE, cl_bool{0}) == CL_TRUE);
+  CHECK(scalar(CL_DEVICE_HOST_UNIFIED_MEMORY, cl_bool{0}) == CL_TRUE);
+  CHECK(scalar(CL_DEVICE_COMPILER_AVAILABLE, cl_bool{0}) == CL_TRUE);
+  CHECK(scalar(CL_DEVICE_IMAGE_SUPPORT, cl_bool{1}) == CL_FALSE);
+  CHECK(scalar(CL_DEVICE_EXECUTION_CAPABILITIES, cl_device_exec_capabilities{0}) ==
+        (CL_EXEC_KERNEL | CL_EXEC_NATIVE_KERNEL));
+  CHECK(scalar(CL_DEVICE_QUEUE_PROPERTIES, cl_command_queue_properties{0}) ==
+        (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE));
+  CHECK(scalar(CL_DEVICE_PLATFORM, cl_platform_id{}) == parasol_platform());
+  CHECK(scalar(CL_DEVICE_VENDOR_PLATFORM_PARASOL, cl_platform_id{}) == parasol_platform());
+  CHECK(scalar(CL_DEVICE_VENDOR_DEVICE_PARASOL, cl_device_id{}) == nullptr);
+  CHECK(scalar(CL_DEVICE_REFERENCE_COUNT, cl_uint{0}) == 1);
+  CHECK(scalar(CL_DEVICE_PARTITION_MAX_SUB_DEVICES, cl_uint{9}) == 0);
+  CHECK(scalar(CL_DEVICE_GLOBAL_MEM_SIZE, cl_ulong{0}) >= scalar(CL_DEVICE_MAX_MEM_ALLOC_SIZE, cl_ulong{0}));
+  CHECK(scalar(CL_DEVICE_LOCAL_MEM_SIZE, cl_ulong{0}) >= 32 * 1024);
+  CHECK(device_string(d, CL_DEVICE_VERSION).rfind("OpenCL 1.2 ", 0) == 0);
+  CHECK(device_string(d, CL_DEVICE_OPENCL_C_VERSION) == "OpenCL C 1.2");
+  CHECK(device_string(d, CL_DEVICE_PROFILE) == "FULL_PROFILE");
+  CHECK(device_string(d, CL_DEVICE_VENDOR_PLATFORM_NAME_PARASOL) == "Parasol");
+  CHECK(device_string(d, CL_DEVICE_BUILT_IN_KERNELS).empty());
+  // Every extension it claims is one its compiler defines and compiles.
+  auto ext = words(device_string(d, CL_DEVICE_EXTENSIONS));
+  CHECK(ext.count("cl_khr_icd") == 0);
+  for (const char* needed : {"cl_khr_fp64", "cl_khr_global_int32_base_atomics",
+                             "cl_khr_local_int32_base_atomics", "cl_khr_byte_addressable_store"})
+    CHECK(ext.count(needed) == 1);
+  std::string source;
+  for (const auto& e : ext) source += "#ifndef " + e + "\n#error " + e + " claimed but not defined\n#endif\n";
+  source +=
+      "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+      "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
+      "__kernel void uses(__global double* d, volatile __global long* l, __global char* c) {\n"
+      "  d[0] = sqrt(d[1]); atom_add(l, 1L); c[get_global_id(0)] = 1; }\n";
+  Context ctx(natives);
+  Program prog(ctx, source);  // REQUIREs a successful build
+  // The largest work-group it announces runs.
+  size_t max_wg = scalar(CL_DEVICE_MAX_WORK_GROUP_SIZE, size_t{0});
+  REQUIRE(max_wg >= 1);
+  Program wg_prog(ctx, "__kernel void ids(__global uint* o) { o[get_global_id(0)] = get_local_id(0); }");
+  Kernel k(wg_prog, "ids");
+  Queue q(ctx, d);
+  Mem out(ctx, CL_MEM_READ_WRITE, 2 * max_wg * sizeof(cl_uint));
+  set_args(k, out.m);
+  size_t global = 2 * max_wg;
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, &max_wg, 0, nullptr, nullptr));
+  std::vector<cl_uint> ids(global);
+  CL_REQUIRE(clEnqueueReadBuffer(q, out, CL_TRUE, 0, global * sizeof(cl_uint), ids.data(), 0, nullptr, nullptr));
+  for (size_t i = 0; i < global; ++i) CHECK(ids[i] == i % max_wg);
+  size_t too_big = max_wg + 1, too_big_global = too_big;
+  CHECK(clEnqueueNDRangeKernel(q, k, 1, nullptr, &too_big_global, &too_big, 0, nullptr, nullptr) ==
+        CL_INVALID_WORK_GROUP_SIZE);
 }

@@ -66,6 +66,12 @@ std::vector<cl_device_id> devices_of(const std::string& prefix) {
 }
 
 std::vector<cl_device_id> pocl_devices() { return devices_of("Portable Computing Language"); }
+std::vector<cl_device_id> native_devices() {
+  std::vector<cl_device_id> out;
+  for (auto d : devices())
+    if (vendor_of(d) == "Parasol") out.push_back(d);
+  return out;
+}
 std::vector<cl_device_id> oclgrind_devices() {
   const char* other = std::getenv("PARASOL_TEST_OTHER_VENDOR");
   return devices_of(other && *other ? other : "Oclgrind");

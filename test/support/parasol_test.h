@@ -31,6 +31,10 @@ std::vector<cl_device_id> devices(cl_device_type type = CL_DEVICE_TYPE_ALL);
 // ("Portable Computing Language", "Oclgrind").
 std::vector<cl_device_id> devices_of(const std::string& vendor_prefix);
 std::vector<cl_device_id> pocl_devices();
+// Parasol's own native CPU device (vendor platform name exactly "Parasol"):
+// one device, or none when built without the compiler or disabled by
+// PARASOL_NATIVE_DEVICE=0.
+std::vector<cl_device_id> native_devices();
 // The suite's second vendor: Oclgrind, or the platform named by
 // PARASOL_TEST_OTHER_VENDOR (on the GPU machine: "NVIDIA CUDA"), so every
 // mixed-vendor test also runs with a real GPU beside PoCL.

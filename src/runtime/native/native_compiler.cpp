@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 
 #include "runtime/native/thread_pool.h"
 
@@ -30,9 +31,10 @@ bool available() {
 }
 
 std::shared_ptr<NativeProgram> build(const std::string& source, const std::string& options,
-                                     std::string& log) {
+                                     std::string& log, bool& invalid_options) {
   kernels::BuildResult r = kernels::build(source, options);
   log = std::move(r.log);
+  invalid_options = r.invalid_options;
   if (!r.program) return nullptr;
   auto p = std::make_shared<NativeProgram>();
   p->compiled = std::move(r.program);
@@ -95,6 +97,7 @@ std::array<std::size_t, 3> reqd_work_group_size(const NativeKernel& kernel) {
 
 std::size_t static_local_bytes(const NativeKernel& kernel) { return kernel.info->static_local_bytes; }
 std::size_t private_bytes(const NativeKernel& kernel) { return kernel.info->private_bytes; }
+std::string attributes(const NativeKernel& kernel) { return kernel.info->attributes; }
 
 std::size_t max_work_group_size() { return 1024; }
 
@@ -116,12 +119,24 @@ std::array<std::size_t, 3> choose_local(const Launch& l) {
   return local;
 }
 
+// __local memory of one thread, aligned like a buffer (CL_DEVICE_MEM_BASE_ADDR_ALIGN,
+// 128 bytes): the compiler lays out kernel-scope variables from an aligned
+// base and may use aligned vector loads (a float16 in __local: 64 bytes).
+struct AlignedFree {
+  void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{kLocalAlign}); }
+  static constexpr std::size_t kLocalAlign = 128;
+};
+using LocalBlock = std::unique_ptr<std::byte[], AlignedFree>;
+LocalBlock local_block(std::size_t bytes) {
+  return LocalBlock(new (std::align_val_t{AlignedFree::kLocalAlign}) std::byte[bytes ? bytes : 1]);
+}
+
 // Per-thread state of a launch: the argument block and private __local memory.
 struct ThreadState {
   std::vector<void*> args;
   std::vector<void*> pointers;
-  std::vector<std::unique_ptr<std::byte[]>> locals;
-  std::unique_ptr<std::byte[]> static_local;
+  std::vector<LocalBlock> locals;
+  LocalBlock static_local;
 };
 
 }  // namespace
@@ -151,7 +166,7 @@ cl_int run(const NativeKernel& kernel, const std::vector<core::KernelArg>& args,
     for (std::size_t i = 0; i < args.size(); ++i) {
       const auto& a = args[i];
       if (info[i].kind == kernels::ArgKind::LocalPointer) {
-        st.locals[i] = std::make_unique<std::byte[]>(a.local_size + 64);
+        st.locals[i] = local_block(a.local_size);
         st.pointers[i] = st.locals[i].get();
         st.args[i] = &st.pointers[i];
       } else if (info[i].kind == kernels::ArgKind::Value) {
@@ -162,7 +177,7 @@ cl_int run(const NativeKernel& kernel, const std::vector<core::KernelArg>& args,
       }
     }
     if (kernel.info->static_local_bytes)
-      st.static_local = std::make_unique<std::byte[]>(kernel.info->static_local_bytes + 64);
+      st.static_local = local_block(kernel.info->static_local_bytes);
   }
   pool.parallel_for(groups, [&](std::size_t g, std::size_t t) {
     std::size_t id[3] = {g % range.num_groups[0], (g / range.num_groups[0]) % range.num_groups[1],

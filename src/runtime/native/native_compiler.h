@@ -25,8 +25,10 @@ bool available();
 struct NativeProgram;  // a compiled program (opaque outside native/)
 struct NativeKernel;   // one kernel's entry point and metadata
 
+// Null when the build failed; invalid_options tells refused options
+// (CL_INVALID_BUILD_OPTIONS) from a failed compile.
 std::shared_ptr<NativeProgram> build(const std::string& source, const std::string& options,
-                                     std::string& log);
+                                     std::string& log, bool& invalid_options);
 std::shared_ptr<NativeProgram> load_binary(const unsigned char* data, std::size_t size,
                                            std::string& log);
 std::vector<unsigned char> binary(const NativeProgram& program);
@@ -40,6 +42,8 @@ std::size_t value_size(const NativeKernel& kernel, cl_uint index);
 std::array<std::size_t, 3> reqd_work_group_size(const NativeKernel& kernel);
 std::size_t static_local_bytes(const NativeKernel& kernel);
 std::size_t private_bytes(const NativeKernel& kernel);
+// CL_KERNEL_ATTRIBUTES: the kernel's attributes as written in its source.
+std::string attributes(const NativeKernel& kernel);
 
 struct Launch {
   cl_uint work_dim = 1;

@@ -6,7 +6,9 @@
 namespace parasol::runtime::native {
 
 bool available() { return false; }
-std::shared_ptr<NativeProgram> build(const std::string&, const std::string&, std::string& log) {
+std::shared_ptr<NativeProgram> build(const std::string&, const std::string&, std::string& log,
+                                     bool& invalid_options) {
+  invalid_options = false;
   log = "Parasol was built without its native CPU compiler";
   return nullptr;
 }
@@ -24,6 +26,7 @@ std::size_t value_size(const NativeKernel&, cl_uint) { return 0; }
 std::array<std::size_t, 3> reqd_work_group_size(const NativeKernel&) { return {0, 0, 0}; }
 std::size_t static_local_bytes(const NativeKernel&) { return 0; }
 std::size_t private_bytes(const NativeKernel&) { return 0; }
+std::string attributes(const NativeKernel&) { return {}; }
 cl_int run(const NativeKernel&, const std::vector<core::KernelArg>&, const std::vector<void*>&,
            const Launch&) {
   return CL_INVALID_OPERATION;

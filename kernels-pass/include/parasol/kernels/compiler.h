@@ -77,6 +77,7 @@ class CompiledProgram {
 struct BuildResult {
   std::unique_ptr<CompiledProgram> program;  // null when the build failed
   std::string log;                           // Clang's diagnostics, LLVM errors
+  bool invalid_options = false;              // the build options were refused (no compile ran)
 };
 
 // Compiles OpenCL C source with OpenCL build options (-D, -I, -cl-std=,

@@ -1,0 +1,256 @@
+// Programs on the native CPU device: binaries that round-trip through
+// clCreateProgramWithBinary, the on-disk kernel cache, Clang's diagnostics in
+// the build log, and unsupported features that fail the build cleanly.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+
+#include "native/native_fixture.h"
+
+using namespace parasol_test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kIota = R"CLC(
+__kernel void iota_scaled(__global int* out, int scale) {
+  out[get_global_id(0)] = (int)get_global_id(0) * scale;
+}
+)CLC";
+
+// A fresh directory under the system's temp directory, removed at the end.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "parasol-native-XXXXXX").string();
+    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+// Sets (or, given null, unsets) an environment variable for the scope,
+// restoring the old value.
+struct ScopedEnv {
+  std::string name;
+  std::string old;
+  bool had = false;
+  ScopedEnv(const char* n, const char* value) : name(n) {
+    if (const char* v = std::getenv(n)) had = true, old = v;
+    if (value)
+      setenv(n, value, 1);
+    else
+      unsetenv(n);
+  }
+  ~ScopedEnv() {
+    if (had)
+      setenv(name.c_str(), old.c_str(), 1);
+    else
+      unsetenv(name.c_str());
+  }
+};
+
+size_t files_under(const fs::path& dir) {
+  size_t n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) ++n;
+  return n;
+}
+
+std::vector<int> run_iota(cl_context ctx, cl_device_id dev, cl_program prog, int scale, size_t n) {
+  Queue q(ctx, dev);
+  Kernel k(prog, "iota_scaled");
+  Mem out(ctx, CL_MEM_READ_WRITE, n * sizeof(int));
+  set_args(k, out.m, scale);
+  launch(q, k, 1, &n, nullptr);
+  return read_back<int>(q, out, n);
+}
+
+}  // namespace
+
+TEST_CASE("CL_PROGRAM_BINARIES of the native device round-trip through clCreateProgramWithBinary and run") {
+  NativeAndPocl f;
+  Program prog(f.ctx, kIota);
+  cl_uint ndev = 0;
+  CL_REQUIRE(clGetProgramInfo(prog, CL_PROGRAM_NUM_DEVICES, sizeof ndev, &ndev, nullptr));
+  REQUIRE(ndev == 2);
+  std::vector<cl_device_id> devs(ndev);
+  CL_REQUIRE(clGetProgramInfo(prog, CL_PROGRAM_DEVICES, ndev * sizeof(cl_device_id), devs.data(), nullptr));
+  std::vector<size_t> sizes(ndev);
+  CL_REQUIRE(clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, ndev * sizeof(size_t), sizes.data(), nullptr));
+  std::vector<std::vector<unsigned char>> bins;
+  std::vector<unsigned char*> ptrs;
+  for (size_t s : sizes) {
+    REQUIRE(s > 0);
+    bins.emplace_back(s);
+    ptrs.push_back(bins.back().data());
+  }
+  CL_REQUIRE(clGetProgramInfo(prog, CL_PROGRAM_BINARIES, ptrs.size() * sizeof(unsigned char*),
+                              ptrs.data(), nullptr));
+  // Both devices' binaries in one program, then each device runs its own.
+  std::vector<const unsigned char*> cptrs(ptrs.begin(), ptrs.end());
+  std::vector<cl_int> status(ndev, -1);
+  cl_int err = CL_SUCCESS;
+  cl_program from_bin = clCreateProgramWithBinary(f.ctx, ndev, devs.data(), sizes.data(),
+                                                  cptrs.data(), status.data(), &err);
+  CL_REQUIRE(err);
+  CHECK(status == std::vector<cl_int>(ndev, CL_SUCCESS));
+  CL_REQUIRE(clBuildProgram(from_bin, 0, nullptr, nullptr, nullptr, nullptr));
+  const size_t n = 1000;
+  std::vector<int> expect(n);
+  for (size_t i = 0; i < n; ++i) expect[i] = static_cast<int>(i) * -3;
+  for (cl_device_id d : devs) {
+    INFO(vendor_of(d));
+    cl_program_binary_type bt = 0;
+    CL_REQUIRE(clGetProgramBuildInfo(from_bin, d, CL_PROGRAM_BINARY_TYPE, sizeof bt, &bt, nullptr));
+    CHECK(bt == CL_PROGRAM_BINARY_TYPE_EXECUTABLE);
+    CHECK(run_iota(f.ctx, d, from_bin, -3, n) == expect);
+  }
+  // The native binary alone, in a native-only context.
+  size_t native_at = devs[0] == f.native ? 0 : 1;
+  Context solo(std::vector<cl_device_id>{f.native});
+  const unsigned char* one = bins[native_at].data();
+  size_t one_size = sizes[native_at];
+  cl_int st = -1;
+  cl_program solo_prog = clCreateProgramWithBinary(solo, 1, &f.native, &one_size, &one, &st, &err);
+  CL_REQUIRE(err);
+  CHECK(st == CL_SUCCESS);
+  CL_REQUIRE(clBuildProgram(solo_prog, 0, nullptr, nullptr, nullptr, nullptr));
+  CHECK(run_iota(solo, f.native, solo_prog, 5, n)[999] == 4995);
+  CL_REQUIRE(clReleaseProgram(solo_prog));
+  CL_REQUIRE(clReleaseProgram(from_bin));
+  // A damaged binary is refused with its per-binary status, never a crash.
+  std::vector<unsigned char> junk(bins[native_at]);
+  for (size_t i = 0; i < junk.size(); i += 7) junk[i] ^= 0x5a;
+  const unsigned char* jp = junk.data();
+  size_t jsize = junk.size();
+  st = CL_SUCCESS;
+  CHECK(clCreateProgramWithBinary(solo, 1, &f.native, &jsize, &jp, &st, &err) == nullptr);
+  CHECK(err == CL_INVALID_BINARY);
+  CHECK(st == CL_INVALID_BINARY);
+}
+
+TEST_CASE("the second build of the same source for the native device is served from PARASOL_CACHE_DIR") {
+  TempDir dir;
+  ScopedEnv cache("PARASOL_CACHE_DIR", dir.path.c_str());
+  ScopedEnv on("PARASOL_NO_KERNEL_CACHE", nullptr);
+  Context ctx(native_devices());
+  // A source no other test builds, so the cache starts cold for it.
+  std::string source = std::string(kIota) + "// cache test " + dir.path.filename().string() + "\n";
+  REQUIRE(files_under(dir.path) == 0);
+  auto t0 = std::chrono::steady_clock::now();
+  { Program first(ctx, source); }
+  double cold = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  size_t after_first = files_under(dir.path);
+  CHECK(after_first >= 1);
+  t0 = std::chrono::steady_clock::now();
+  Program second(ctx, source);
+  double cached = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(files_under(dir.path) == after_first);  // nothing new compiled
+  std::printf("native build: cold %.1f ms, from the cache %.2f ms\n", cold * 1e3, cached * 1e3);
+  CHECK(run_iota(ctx, native_devices()[0], second, 2, 64)[63] == 126);
+  // Different options are a different entry.
+  { Program other(ctx, source, "-DUNUSED=1"); }
+  CHECK(files_under(dir.path) == after_first + 1);
+}
+
+TEST_CASE("a build error on the native device is CL_BUILD_PROGRAM_FAILURE with Clang's file:line:col diagnostics") {
+  NativeAndPocl f;
+  cl_int err = CL_SUCCESS;
+  cl_program prog = build_program(f.ctx,
+                                  "__kernel void broken(__global int* out) {\n"
+                                  "  out[0] = undeclared_thing;\n"
+                                  "}\n",
+                                  err);
+  CHECK(err == CL_BUILD_PROGRAM_FAILURE);
+  cl_build_status status = CL_BUILD_NONE;
+  CL_REQUIRE(clGetProgramBuildInfo(prog, f.native, CL_PROGRAM_BUILD_STATUS, sizeof status, &status, nullptr));
+  CHECK(status == CL_BUILD_ERROR);
+  std::string log = build_log(prog, f.native);
+  INFO("native build log:\n" << log);
+  CHECK(std::regex_search(log, std::regex(R"(:2:\d+: error: .*undeclared_thing)")));
+  // No kernel of a program built nowhere.
+  cl_kernel k = clCreateKernel(prog, "broken", &err);
+  CHECK(k == nullptr);
+  CHECK(err == CL_INVALID_PROGRAM_EXECUTABLE);
+  CL_REQUIRE(clReleaseProgram(prog));
+}
+
+TEST_CASE("image and sampler arguments, printf vector formats and pipes fail the native build with a log line, never a crash") {
+  Context ctx(native_devices());
+  cl_device_id native = native_devices()[0];
+  for (const char* source : {
+           "__kernel void img(__read_only image2d_t im, __global float4* out) { out[0] = (float4)(0); }\n",
+           "__kernel void smp(sampler_t s, __global float* out) { out[0] = 1.0f; }\n",
+           "__kernel void pv(__global float* o) { printf(\"%v4hlf\\n\", (float4)(o[0])); }\n",
+           "__kernel void pipe_k(__global int* out) { out[0] = 1; }\n"
+           "__kernel void with_pipe(read_only pipe int p, __global int* out) { out[0] = 2; }\n"}) {
+    INFO(source);
+    cl_int err = CL_SUCCESS;
+    cl_program prog = build_program(ctx, source, err);
+    CHECK(err == CL_BUILD_PROGRAM_FAILURE);
+    std::string log = build_log(prog, native);
+    INFO("log: " << log);
+    CHECK(!log.empty());
+    cl_build_status status = CL_BUILD_NONE;
+    CL_REQUIRE(clGetProgramBuildInfo(prog, native, CL_PROGRAM_BUILD_STATUS, sizeof status, &status, nullptr));
+    CHECK(status == CL_BUILD_ERROR);
+    CL_REQUIRE(clReleaseProgram(prog));
+  }
+}
+
+TEST_CASE("kernel and work-group info of a kernel built only for the native device come from its compiler") {
+  Context ctx(native_devices());
+  cl_device_id native = native_devices()[0];
+  Program prog(ctx, "__kernel __attribute__((reqd_work_group_size(8, 1, 1)))\n"
+                    "void fixed(__global const float* restrict in, __global float* out, float s,\n"
+                    "           __local float* tmp, __constant int* table) {\n"
+                    "  __local float mine[32];\n"
+                    "  mine[get_local_id(0)] = in[get_global_id(0)];\n"
+                    "  out[get_global_id(0)] = mine[get_local_id(0)] * s + table[0];\n}\n");
+  Kernel k(prog, "fixed");
+  size_t size = 0;
+  CL_REQUIRE(clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, 0, nullptr, &size));
+  std::string attrs(size, '\0');
+  CL_REQUIRE(clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, size, attrs.data(), nullptr));
+  INFO("attributes: " << attrs);
+  CHECK(attrs.find("reqd_work_group_size(8,1,1)") != std::string::npos);
+  cl_uint nargs = 0;
+  CL_REQUIRE(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, nullptr));
+  CHECK(nargs == 5);
+  size_t reqd[3] = {};
+  CL_REQUIRE(clGetKernelWorkGroupInfo(k, native, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd, reqd, nullptr));
+  CHECK((reqd[0] == 8 && reqd[1] == 1 && reqd[2] == 1));
+  cl_ulong local = 0;
+  CL_REQUIRE(clGetKernelWorkGroupInfo(k, native, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, nullptr));
+  CHECK(local >= 32 * sizeof(float));
+  cl_kernel_arg_address_qualifier aq = 0;
+  CL_REQUIRE(clGetKernelArgInfo(k, 4, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof aq, &aq, nullptr));
+  CHECK(aq == CL_KERNEL_ARG_ADDRESS_CONSTANT);
+  cl_kernel_arg_type_qualifier tq = 0;
+  CL_REQUIRE(clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof tq, &tq, nullptr));
+  CHECK(tq == (CL_KERNEL_ARG_TYPE_CONST | CL_KERNEL_ARG_TYPE_RESTRICT));
+}
+
+TEST_CASE("build options the native compiler refuses give CL_INVALID_BUILD_OPTIONS, a compile error does not") {
+  Context ctx(native_devices());
+  cl_device_id native = native_devices()[0];
+  for (const char* options : {"-not-an-option", "-cl-std=CL9.9"}) {
+    INFO("options " << options);
+    cl_int err = CL_SUCCESS;
+    cl_program prog = build_program(ctx, kIota, err, options);
+    CHECK(err == CL_INVALID_BUILD_OPTIONS);
+    CHECK(!build_log(prog, native).empty());
+    CL_REQUIRE(clReleaseProgram(prog));
+  }
+  // Valid options still build.
+  cl_int err = CL_SUCCESS;
+  cl_program prog = build_program(ctx, kIota, err, "-DX=1 -cl-fast-relaxed-math -cl-std=CL1.2");
+  CHECK(err == CL_SUCCESS);
+  CL_REQUIRE(clReleaseProgram(prog));
+}
