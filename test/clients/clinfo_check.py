@@ -44,7 +44,10 @@ print("clinfo -l:", platforms)
 if "Parasol" not in platforms:
     fail("no Parasol platform in clinfo -l")
 parasol = platforms.pop("Parasol")
+# Every vendor's devices, plus Parasol's own native CPU device when built.
 vendor_devices = [d for devs in platforms.values() for d in devs]
+if "Parasol native CPU" in parasol:
+    vendor_devices.append("Parasol native CPU")
 for name in ("Portable Computing Language", "Oclgrind"):
     if name not in platforms or not platforms[name]:
         fail(f"the vendor platform {name} has no device: this test needs PoCL and Oclgrind")

@@ -61,7 +61,15 @@ int main(void) {
                           vendor, NULL));
     printf("  device %u: %s [%s]\n", d, name, vendor);
   }
-  if (ndev == 0 || ndev != vendor_devices) {
+  /* Every vendor device, plus Parasol's own native CPU device when built. */
+  cl_uint native = 0;
+  for (cl_uint d = 0; d < ndev; ++d) {
+    char vendor[256] = "";
+    CHECK(clGetDeviceInfo(devices[d], CL_DEVICE_VENDOR_PLATFORM_NAME_PARASOL, sizeof vendor,
+                          vendor, NULL));
+    native += !strcmp(vendor, "Parasol");
+  }
+  if (ndev == 0 || ndev != vendor_devices + native) {
     fprintf(stderr, "consumer: Parasol has %u devices, the vendor platforms %u\n", ndev,
             vendor_devices);
     return 1;
