@@ -68,6 +68,10 @@ void* CL_API_CALL clGetExtensionFunctionAddress(const char* func_name) {
   if (!func_name) return nullptr;
   if (!std::strcmp(func_name, "clIcdGetPlatformIDsKHR"))
     return reinterpret_cast<void*>(&clGetPlatformIDs);
+  // The Khronos loader (and ocl-icd) ask for it while loading a vendor, and
+  // drop a vendor that answers nothing.
+  if (!std::strcmp(func_name, "clGetPlatformInfo"))
+    return reinterpret_cast<void*>(&clGetPlatformInfo);
   return extension_function(func_name);
 }
 
