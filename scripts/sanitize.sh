@@ -29,7 +29,11 @@ configure_build() {  # dir sanitizers [targets...]
 
 if [ "$what" = asan ] || [ "$what" = all ]; then
   configure_build build-asan address,undefined
-  (cd "$root/build-asan" && ctest -j"$jobs" --output-on-failure ${CTEST_ARGS:-}) || status=1
+  # Two tests assert outcomes decided by measured times (placement by the
+  # performance models, divide-factor convergence); the sanitizers' slowdown
+  # shifts those times, so they run in the main pass only.
+  (cd "$root/build-asan" && ctest -j"$jobs" --output-on-failure \
+     -E 'faster device receives more|factor converges to the clearly cheapest' ${CTEST_ARGS:-}) || status=1
 fi
 
 if [ "$what" = tsan ] || [ "$what" = all ]; then
