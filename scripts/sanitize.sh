@@ -29,11 +29,21 @@ configure_build() {  # dir sanitizers [targets...]
 
 if [ "$what" = asan ] || [ "$what" = all ]; then
   configure_build build-asan address,undefined
-  # Two tests assert outcomes decided by measured times (placement by the
-  # performance models, divide-factor convergence); the sanitizers' slowdown
-  # shifts those times, so they run in the main pass only.
-  (cd "$root/build-asan" && ctest -j"$jobs" --output-on-failure \
-     -E 'faster device receives more|factor converges to the clearly cheapest' ${CTEST_ARGS:-}) || status=1
+  # Left to the main pass: tests whose assertions depend on measured times
+  # (placement by the performance models, divide-factor convergence: the
+  # sanitizers' slowdown shifts them), and the clients and install tests,
+  # whose uninstrumented programs (clinfo, python3, a consumer) cannot load
+  # the sanitizer runtime first.
+  timing='faster device receives more|chain reusing its buffers stays|factor converges to the clearly cheapest'
+  (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=0 ctest -j"$jobs" --output-on-failure \
+     -LE 'install|clients' -E "$timing" ${CTEST_ARGS:-}) || status=1
+  # Leaks at exit (LeakSanitizer) on a set of tests covering every object
+  # type and command family. LeakSanitizer's own tracer sometimes crashes
+  # beside StarPU's threads ("Tracer caught signal 11"): a test gets three
+  # tries; a real leak fails all three.
+  (cd "$root/build-asan" && ctest --output-on-failure --repeat until-pass:3 \
+     -R '^test_(mixed_vendor_chain|buffer_transfer|release_in_flight|kernel_arg_capture|queue_ordering|object_info):' \
+     ${CTEST_ARGS:-}) || status=1
 fi
 
 if [ "$what" = tsan ] || [ "$what" = all ]; then

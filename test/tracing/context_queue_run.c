@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
     }
     if (!target) {
       printf("no Oclgrind device: skipped\n");
+      free(devices);
       return 77;
     }
   }
@@ -91,6 +92,7 @@ int main(int argc, char** argv) {
     CHECK(clGetEventInfo(ran, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
     printf("add_local ended with status %d\n", status);
     clReleaseEvent(ran);
+    free(devices);
     return status < 0 ? 0 : 1;
   }
   CHECK(read);
