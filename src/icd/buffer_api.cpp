@@ -338,34 +338,59 @@ cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem bu
       CL_FALSE, num_events_in_wait_list, event_wait_list, event);
 }
 
+namespace {
+
+// The one path of clEnqueueReadBufferRect and clEnqueueWriteBufferRect: a
+// box copied between a buffer's main-RAM copy and host memory.
+cl_int enqueue_host_rect(const char* function, bool read, cl_command_queue command_queue,
+                         cl_mem buffer, cl_bool blocking, const size_t* buffer_origin,
+                         const size_t* host_origin, const size_t* region,
+                         size_t buffer_row_pitch, size_t buffer_slice_pitch,
+                         size_t host_row_pitch, size_t host_slice_pitch, void* ptr,
+                         cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                         cl_event* event) {
+  CommandQueue* q;
+  Buffer* b;
+  if (cl_int err = check_queue_buffer(function, command_queue, buffer, q, b)) return err;
+  PARASOL_REFUSE_IF(!ptr || !host_origin, CL_INVALID_VALUE, "ptr or host_origin is null");
+  if (cl_int err = check_rect(function, *b, buffer_origin, region, buffer_row_pitch,
+                              buffer_slice_pitch))
+    return err;
+  if (cl_int err = check_host_pitches(function, region, host_row_pitch, host_slice_pitch))
+    return err;
+  if (cl_int err = read ? check_host_read(function, *b) : check_host_write(function, *b))
+    return err;
+  runtime::RectRegion in_buffer{{buffer_origin[0], buffer_origin[1], buffer_origin[2]},
+                                buffer_row_pitch, buffer_slice_pitch};
+  runtime::RectRegion in_host{{host_origin[0], host_origin[1], host_origin[2]}, host_row_pitch,
+                              host_slice_pitch};
+  std::array<size_t, 3> r{region[0], region[1], region[2]};
+  auto* host = static_cast<std::byte*>(ptr);
+  return enqueue_host(
+      function, q, read ? CL_COMMAND_READ_BUFFER_RECT : CL_COMMAND_WRITE_BUFFER_RECT,
+      r[0] * r[1] * r[2], {{Ref<Buffer>(b), read ? STARPU_R : STARPU_RW}},
+      [b, in_buffer, in_host, r, host, read] {
+        if (read)
+          runtime::copy_rect(host, in_host, b->host_bytes(), in_buffer, r.data());
+        else
+          runtime::copy_rect(b->host_bytes(), in_buffer, host, in_host, r.data());
+        return CL_COMPLETE;
+      },
+      blocking, num_events_in_wait_list, event_wait_list, event);
+}
+
+}  // namespace
+
 cl_int CL_API_CALL clEnqueueReadBufferRect(
     cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read,
     const size_t* buffer_origin, const size_t* host_origin, const size_t* region,
     size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch,
     size_t host_slice_pitch, void* ptr, cl_uint num_events_in_wait_list,
     const cl_event* event_wait_list, cl_event* event) {
-  CommandQueue* q;
-  Buffer* b;
-  if (cl_int err = check_queue_buffer(__func__, command_queue, buffer, q, b)) return err;
-  PARASOL_REFUSE_IF(!ptr || !host_origin, CL_INVALID_VALUE, "ptr or host_origin is null");
-  if (cl_int err = check_rect(__func__, *b, buffer_origin, region, buffer_row_pitch,
-                              buffer_slice_pitch))
-    return err;
-  if (cl_int err = check_host_pitches(__func__, region, host_row_pitch, host_slice_pitch))
-    return err;
-  if (cl_int err = check_host_read(__func__, *b)) return err;
-  runtime::RectRegion from{{buffer_origin[0], buffer_origin[1], buffer_origin[2]},
-                           buffer_row_pitch, buffer_slice_pitch};
-  runtime::RectRegion to{{host_origin[0], host_origin[1], host_origin[2]}, host_row_pitch,
-                         host_slice_pitch};
-  std::array<size_t, 3> r{region[0], region[1], region[2]};
-  return enqueue_host(
-      __func__, q, CL_COMMAND_READ_BUFFER_RECT, r[0] * r[1] * r[2], {{Ref<Buffer>(b), STARPU_R}},
-      [b, from, to, r, ptr] {
-        runtime::copy_rect(static_cast<std::byte*>(ptr), to, b->host_bytes(), from, r.data());
-        return CL_COMPLETE;
-      },
-      blocking_read, num_events_in_wait_list, event_wait_list, event);
+  return enqueue_host_rect(__func__, true, command_queue, buffer, blocking_read, buffer_origin,
+                           host_origin, region, buffer_row_pitch, buffer_slice_pitch,
+                           host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list,
+                           event_wait_list, event);
 }
 
 cl_int CL_API_CALL clEnqueueWriteBufferRect(
@@ -374,29 +399,11 @@ cl_int CL_API_CALL clEnqueueWriteBufferRect(
     size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch,
     size_t host_slice_pitch, const void* ptr, cl_uint num_events_in_wait_list,
     const cl_event* event_wait_list, cl_event* event) {
-  CommandQueue* q;
-  Buffer* b;
-  if (cl_int err = check_queue_buffer(__func__, command_queue, buffer, q, b)) return err;
-  PARASOL_REFUSE_IF(!ptr || !host_origin, CL_INVALID_VALUE, "ptr or host_origin is null");
-  if (cl_int err = check_rect(__func__, *b, buffer_origin, region, buffer_row_pitch,
-                              buffer_slice_pitch))
-    return err;
-  if (cl_int err = check_host_pitches(__func__, region, host_row_pitch, host_slice_pitch))
-    return err;
-  if (cl_int err = check_host_write(__func__, *b)) return err;
-  runtime::RectRegion to{{buffer_origin[0], buffer_origin[1], buffer_origin[2]},
-                         buffer_row_pitch, buffer_slice_pitch};
-  runtime::RectRegion from{{host_origin[0], host_origin[1], host_origin[2]}, host_row_pitch,
-                           host_slice_pitch};
-  std::array<size_t, 3> r{region[0], region[1], region[2]};
-  return enqueue_host(
-      __func__, q, CL_COMMAND_WRITE_BUFFER_RECT, r[0] * r[1] * r[2],
-      {{Ref<Buffer>(b), STARPU_RW}},
-      [b, from, to, r, ptr] {
-        runtime::copy_rect(b->host_bytes(), to, static_cast<const std::byte*>(ptr), from, r.data());
-        return CL_COMPLETE;
-      },
-      blocking_write, num_events_in_wait_list, event_wait_list, event);
+  // The host memory is only read: the cast serves the shared path.
+  return enqueue_host_rect(__func__, false, command_queue, buffer, blocking_write, buffer_origin,
+                           host_origin, region, buffer_row_pitch, buffer_slice_pitch,
+                           host_row_pitch, host_slice_pitch, const_cast<void*>(ptr),
+                           num_events_in_wait_list, event_wait_list, event);
 }
 
 cl_int CL_API_CALL clEnqueueCopyBufferRect(
