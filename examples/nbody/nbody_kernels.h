@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Bodies are float4: xyz the position, w the mass. nbody_forces writes the
@@ -82,5 +83,28 @@ static inline void nbody_reference(double* pos, double* vel, size_t n, unsigned 
 }
 
 static inline int nbody_close(float got, double want) { return fabs((double)got - want) <= 1e-4 + 1e-4 * fabs(want); }
+
+/* Compares positions after `steps` steps from nbody_initial with the CPU
+ * reference; prints the first mismatches and returns how many coordinates
+ * differ. */
+static inline size_t nbody_check(const float* pos, size_t n, unsigned steps, double dt, double eps2) {
+  double* ref_pos = (double*)malloc(n * 4 * sizeof(double));
+  double* ref_vel = (double*)calloc(n * 3, sizeof(double));
+  for (size_t i = 0; i < n; ++i) {
+    float body[4];
+    nbody_initial(i, n, body);
+    for (int c = 0; c < 4; ++c) ref_pos[4 * i + c] = body[c];
+  }
+  nbody_reference(ref_pos, ref_vel, n, steps, dt, eps2);
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i)
+    for (int c = 0; c < 3; ++c)
+      if (!nbody_close(pos[4 * i + c], ref_pos[4 * i + c]) && bad++ < 5)
+        fprintf(stderr, "body %zu coordinate %d: %f, expected %f\n", i, c, pos[4 * i + c],
+                ref_pos[4 * i + c]);
+  free(ref_pos);
+  free(ref_vel);
+  return bad;
+}
 
 #endif /* PARASOL_NBODY_KERNELS_H */
