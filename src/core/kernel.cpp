@@ -18,6 +18,29 @@ std::string arg_string(cl_kernel k, cl_uint i, cl_kernel_arg_info param) {
   return s;
 }
 
+Kernel::WorkGroupLimits vendor_limits(const Device* d, cl_kernel k) {
+  Kernel::WorkGroupLimits l;
+  runtime::VendorLock lock = runtime::lock_vendor(d->worker().platform);
+  std::size_t device_max = 0, kernel_max = 0;
+  clGetDeviceInfo(d->vendor(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof device_max, &device_max, nullptr);
+  clGetDeviceInfo(d->vendor(), CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof l.max_items, l.max_items.data(),
+                  nullptr);
+  clGetKernelWorkGroupInfo(k, d->vendor(), CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_max, &kernel_max,
+                           nullptr);
+  clGetKernelWorkGroupInfo(k, d->vendor(), CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof l.reqd,
+                           l.reqd.data(), nullptr);
+  l.max_total = kernel_max ? std::min(device_max, kernel_max) : device_max;
+  return l;
+}
+
+Kernel::WorkGroupLimits native_limits(const runtime::native::NativeKernel& k) {
+  Kernel::WorkGroupLimits l;
+  l.max_total = runtime::native::max_work_group_size();
+  l.max_items = {l.max_total, l.max_total, l.max_total};
+  l.reqd = runtime::native::reqd_work_group_size(k);
+  return l;
+}
+
 }  // namespace
 
 Kernel::Kernel(Program* program, std::string name, cl_int& err)
@@ -54,6 +77,9 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
   err = vendor_.empty() && native_.empty() ? failure : CL_SUCCESS;
   if (err != CL_SUCCESS) return;
   program->attached_kernels.fetch_add(1);
+  // Fixed once the kernel exists: asked of the vendors once, not per enqueue.
+  for (const auto& [d, vk] : vendor_) limits_.emplace_back(d, vendor_limits(d, vk.get()));
+  for (const auto& [d, nk] : native_) limits_.emplace_back(d, native_limits(*nk));
   if (vendor_.empty()) {  // only the native device has it
     arg_info_ = runtime::native::arg_info(*native_.front().second);
     args_.resize(arg_info_.size());
@@ -99,24 +125,9 @@ cl_kernel Kernel::vendor_for(const Device* d) const {
 cl_kernel Kernel::any_vendor() const { return vendor_.empty() ? nullptr : vendor_.front().second.get(); }
 
 Kernel::WorkGroupLimits Kernel::work_group_limits(const Device* d) const {
-  WorkGroupLimits l;
-  if (const auto* nk = native_for(d)) {
-    l.max_total = runtime::native::max_work_group_size();
-    l.max_items = {l.max_total, l.max_total, l.max_total};
-    l.reqd = runtime::native::reqd_work_group_size(*nk);
-    return l;
-  }
-  cl_kernel k = vendor_for(d);
-  std::size_t device_max = 0, kernel_max = 0;
-  clGetDeviceInfo(d->vendor(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof device_max, &device_max, nullptr);
-  clGetDeviceInfo(d->vendor(), CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof l.max_items, l.max_items.data(),
-                  nullptr);
-  clGetKernelWorkGroupInfo(k, d->vendor(), CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_max, &kernel_max,
-                           nullptr);
-  clGetKernelWorkGroupInfo(k, d->vendor(), CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof l.reqd,
-                           l.reqd.data(), nullptr);
-  l.max_total = kernel_max ? std::min(device_max, kernel_max) : device_max;
-  return l;
+  for (const auto& [dev, l] : limits_)
+    if (dev == d) return l;
+  return {};
 }
 
 cl_int Kernel::check_value(cl_uint index, size_t size, const void* value) {

@@ -71,7 +71,8 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   const runtime::native::NativeKernel* native_any() const;
   bool runs_on(const Device* d) const { return vendor_for(d) || native_for(d); }
 
-  // What a launch on device d may ask for (d must run this kernel).
+  // What a launch on device d may ask for (d must run this kernel; queried
+  // once, when the kernel is created).
   struct WorkGroupLimits {
     std::size_t max_total = 0;                 // min(device, kernel) work-group size
     std::array<std::size_t, 3> max_items{};    // per dimension
@@ -99,6 +100,7 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   std::string model_symbol_;
   std::vector<std::pair<Device*, runtime::VendorKernel>> vendor_;
   std::vector<std::pair<Device*, std::shared_ptr<runtime::native::NativeKernel>>> native_;
+  std::vector<std::pair<const Device*, WorkGroupLimits>> limits_;
   runtime::VendorKernel validator_;
   cl_platform_id validator_platform_ = nullptr;
   std::vector<KernelArgInfo> arg_info_;

@@ -80,13 +80,23 @@ bool TaskCommand::fits_on(const core::Device& device) const {
   return bytes <= device.global_mem_size();
 }
 
+// What every codelet does first on its worker: the device, the event's
+// RUNNING state, the start time.
+core::Device& TaskCommand::begin_on_worker() {
+  core::Device* device = core::Platform::instance().device_for_worker(starpu_worker_get_id());
+  event_->set_executed_on(device);
+  log::debug("command '", name(), "' (event ", event_->id(), ") starts on ", device->name(), " [",
+             device->vendor_platform_name(), "], ",
+             pinned_ ? "its device queue's device" : "chosen by its context's policy");
+  event_->set_running();
+  started_ = now_ns();
+  return *device;
+}
+
 void TaskCommand::run_on_cpu(void* buffers[], void* self) {
   auto* cmd = static_cast<TaskCommand*>(self);
-  core::Device* device = core::Platform::instance().device_for_worker(starpu_worker_get_id());
-  cmd->event_->set_executed_on(device);
-  cmd->event_->set_running();
-  cmd->started_ = now_ns();
-  cmd->status_ = cmd->execute_on_host(buffers, *device);
+  core::Device& device = cmd->begin_on_worker();
+  cmd->status_ = cmd->execute_on_host(buffers, device);
 }
 
 int TaskCommand::can_execute(unsigned worker, starpu_task* task, unsigned) {
@@ -98,17 +108,11 @@ int TaskCommand::can_execute(unsigned worker, starpu_task* task, unsigned) {
 
 void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   auto* cmd = static_cast<TaskCommand*>(self);
-  core::Device* device = core::Platform::instance().device_for_worker(starpu_worker_get_id());
-  cmd->event_->set_executed_on(device);
-  log::debug("command '", cmd->name(), "' (event ", cmd->event_->id(), ") starts on ",
-             device->name(), " [", device->vendor_platform_name(), "], ",
-             cmd->pinned_ ? "its device queue's device" : "chosen by its context's policy");
-  cmd->event_->set_running();
-  cmd->started_ = now_ns();
-  cmd->status_ = cmd->execute(buffers, *device, cmd->done_);
+  core::Device& device = cmd->begin_on_worker();
+  cmd->status_ = cmd->execute(buffers, device, cmd->done_);
   if (cmd->done_ && !opencl_async()) {
     // Oclgrind runs the kernel inside this wait: the vendor lock covers it.
-    VendorLock lock = lock_vendor(device->worker().platform);
+    VendorLock lock = lock_vendor(device.worker().platform);
     clWaitForEvents(1, &cmd->done_);
   }
 }

@@ -63,6 +63,7 @@ class TaskCommand : public core::Command {
   static void run_on_cpu(void* buffers[], void* self);
   static int can_execute(unsigned worker, starpu_task* task, unsigned nimpl);
   void submit();
+  core::Device& begin_on_worker();
   // After a device-level failure on a context queue: true if the command
   // was placed again on another device of the context.
   bool reschedule_after(core::Device& failed);
