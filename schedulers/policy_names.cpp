@@ -36,6 +36,10 @@ std::string starpu_policy(std::string_view name) {
   return "dmda";
 }
 
+bool is_data_aware(std::string_view name) {
+  return starpu_policy(name).rfind("dmda", 0) == 0;
+}
+
 std::string known_policy_list() {
   std::string out;
   for (auto& [parasol, starpu] : kPolicies) {

@@ -10,6 +10,9 @@ namespace parasol::schedulers {
 bool is_known_policy(std::string_view name);
 // The StarPU policy implementing a known name ("heft" is StarPU's dmda).
 std::string starpu_policy(std::string_view name);
+// Whether the policy weighs data transfers (heft and the dmda family): a
+// command whose data is all resident on one device stays there under it.
+bool is_data_aware(std::string_view name);
 // "eager, heft, ..." for error messages and docs.
 std::string known_policy_list();
 // The policy of a context that names none: $PARASOL_SCHED, else "heft".

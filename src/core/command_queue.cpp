@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/device.h"
+
 namespace parasol::core {
 
 CommandQueue::CommandQueue(Context* context, Device* device,
@@ -12,18 +14,17 @@ Ref<Event> CommandQueue::enqueue(cl_command_type type, std::unique_ptr<Command> 
                                  std::span<Event* const> wait_list, Ordering ordering) {
   auto event = Ref<Event>::adopt(create<Event>(context_.get(), this, type, std::move(work)));
   in_flight_.fetch_add(1, std::memory_order_relaxed);
-  for (Event* e : wait_list) event->depend_on(e);
+  std::vector<Ref<Event>> order;  // queue order: orders, does not propagate failures
   {
     std::lock_guard lock(mutex_);
     if (in_order()) {
-      if (last_) event->depend_on(last_.get(), false);
+      if (last_) order.push_back(last_);
       last_ = event;
     } else {
       // An empty wait list on a marker or barrier means "every command so far".
       bool all_before = ordering == Ordering::Barrier || ordering == Ordering::WaitForAll;
-      if (all_before && wait_list.empty())
-        for (auto& e : since_barrier_) event->depend_on(e.get(), false);
-      if (last_barrier_) event->depend_on(last_barrier_.get(), false);
+      if (all_before && wait_list.empty()) order.insert(order.end(), since_barrier_.begin(), since_barrier_.end());
+      if (last_barrier_) order.push_back(last_barrier_);
       if (ordering == Ordering::Barrier) {
         since_barrier_.clear();
         last_barrier_ = event;
@@ -36,8 +37,28 @@ Ref<Event> CommandQueue::enqueue(cl_command_type type, std::unique_ptr<Command> 
       }
     }
   }
+  if (Command* w = event->work()) {
+    std::vector<Event*> deps(wait_list.begin(), wait_list.end());
+    for (auto& e : order) deps.push_back(e.get());
+    if (w->launch_direct(*event, deps)) {
+      used_direct_.store(true, std::memory_order_relaxed);
+      return event;
+    }
+  }
+  for (Event* e : wait_list) event->depend_on(e);
+  for (auto& e : order) event->depend_on(e.get(), false);
   event->start();
   return event;
+}
+
+void CommandQueue::flush_direct() const {
+  if (!used_direct_.load(std::memory_order_relaxed)) return;
+  if (device_) {
+    clFlush(device_->worker().queue);
+    return;
+  }
+  for (Device* d : context_->devices())
+    if (!d->is_native()) clFlush(d->worker().queue);
 }
 
 void CommandQueue::command_finished() {
@@ -48,6 +69,7 @@ void CommandQueue::command_finished() {
 }
 
 void CommandQueue::finish() {
+  flush_direct();
   std::unique_lock lock(idle_mutex_);
   idle_.wait(lock, [this] { return in_flight_.load(std::memory_order_acquire) == 0; });
 }

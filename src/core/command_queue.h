@@ -37,6 +37,8 @@ class CommandQueue final
 
   // Blocks until every command enqueued so far has finished.
   void finish();
+  // Submits the commands sent to vendor queues directly (clFlush).
+  void flush_direct() const;
   void command_finished();
   void on_last_api_release();
 
@@ -53,6 +55,7 @@ class CommandQueue final
   std::mutex idle_mutex_;
   std::condition_variable idle_;
   std::atomic<std::uint64_t> in_flight_{0};
+  std::atomic<bool> used_direct_{false};
 };
 
 }  // namespace parasol::core

@@ -2,6 +2,7 @@
 
 #include "core/command_queue.h"
 #include "core/context.h"
+#include "util/callback_scope.h"
 #include "util/clock.h"
 
 namespace parasol::core {
@@ -45,6 +46,29 @@ void Event::depend_on(Event* dependency, bool propagate_failure) {
   }
   pending_.fetch_add(1, std::memory_order_relaxed);
   dependency->successors_.push_back({Ref<Event>(this), propagate_failure});
+  lock.unlock();
+  dependency->flush_direct();
+}
+
+void Event::begin_direct(Device* device) {
+  retain();  // as start(): complete() gives it back
+  in_flight_.store(true, std::memory_order_release);
+  executed_on_ = device;
+  std::unique_lock lock(mutex_);
+  t_submit_ = now_ns();
+  set_status(CL_SUBMITTED, lock);
+  t_start_ = now_ns();
+  set_status(CL_RUNNING, lock);
+}
+
+void Event::queued_direct(cl_command_queue vendor_queue) {
+  direct_queue_.store(vendor_queue, std::memory_order_release);
+}
+
+void Event::flush_direct() const {
+  // Vendors may hold enqueued commands back until a flush.
+  if (cl_command_queue q = direct_queue_.load(std::memory_order_acquire); q && !finished())
+    clFlush(q);
 }
 
 void Event::start() {
@@ -116,6 +140,7 @@ void Event::set_status(cl_int status, std::unique_lock<std::mutex>& lock) {
   if (fire.empty()) return;
   Ref<Event> keep(this);
   lock.unlock();
+  CallbackScope scope;
   for (const auto& cb : fire) cb.fn(handle(), status < 0 ? status : cb.trigger, cb.user_data);
   lock.lock();
 }
@@ -149,6 +174,7 @@ bool Event::set_user_status(cl_int status) {
 }
 
 cl_int Event::wait() {
+  flush_direct();
   std::unique_lock lock(mutex_);
   done_.wait(lock, [this] { return status_ <= CL_COMPLETE; });
   return status_;
@@ -159,11 +185,14 @@ void Event::add_callback(const EventCallback& callback) {
   bool reached = status_ < 0 ? true : status_ <= callback.trigger;
   if (!reached) {
     callbacks_.push_back(callback);
+    lock.unlock();
+    flush_direct();
     return;
   }
   cl_int reported = status_ < 0 ? status_ : callback.trigger;
   if (status_ < 0 && callback.trigger != CL_COMPLETE) return;  // never reached
   lock.unlock();
+  CallbackScope scope;
   callback.fn(handle(), reported, callback.user_data);
 }
 

@@ -29,6 +29,10 @@ class Command {
  public:
   virtual ~Command() = default;
   virtual void launch(Event& event) = 0;
+  // At enqueue, before any dependency is wired: sends the command straight
+  // to a device's vendor queue when its dependencies and data allow it
+  // (runtime/direct_launch.h); false leaves it to launch().
+  virtual bool launch_direct(Event&, std::span<Event* const> /*deps*/) { return false; }
 };
 
 struct EventCallback {
@@ -63,6 +67,18 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   void start();
 
   void set_running();
+
+  // The direct launch path (runtime/direct_launch.h): instead of start(),
+  // begin_direct() before the vendor enqueue (the event is in flight and
+  // running on device), then queued_direct() once the command is on the
+  // vendor's queue: later commands for that device may queue behind it.
+  void begin_direct(Device* device);
+  void queued_direct(cl_command_queue vendor_queue);
+  bool queued_direct_on(const Device* device) const {
+    return direct_queue_.load(std::memory_order_acquire) && executed_on_ == device;
+  }
+  // Makes sure the vendor runs a direct command someone waits for.
+  void flush_direct() const;
   // Terminal state: CL_COMPLETE or a negative error code. Later calls are ignored.
   void complete(cl_int status);
 
@@ -117,6 +133,7 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   Device* executed_on_ = nullptr;
   std::atomic<bool> user_status_set_{false};
   std::atomic<bool> in_flight_{false};
+  std::atomic<cl_command_queue> direct_queue_{nullptr};
   cl_uint partitioning_factor_ = 0;  // start() took a reference complete() gives back
 
   std::uint64_t t_queued_ = 0, t_submit_ = 0, t_start_ = 0, t_end_ = 0;

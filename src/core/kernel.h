@@ -71,6 +71,10 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   const runtime::native::NativeKernel* native_any() const;
   bool runs_on(const Device* d) const { return vendor_for(d) || native_for(d); }
 
+  // Held while a launch sets a vendor kernel's arguments and enqueues it:
+  // StarPU's workers and the direct path's threads launch the same kernel.
+  std::mutex& launch_mutex() const { return launch_mutex_; }
+
   // What a launch on device d may ask for (d must run this kernel; queried
   // once, when the kernel is created).
   struct WorkGroupLimits {
@@ -105,6 +109,7 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   cl_platform_id validator_platform_ = nullptr;
   std::vector<KernelArgInfo> arg_info_;
   mutable std::mutex args_mutex_;
+  mutable std::mutex launch_mutex_;
   std::vector<KernelArg> args_;
   DivideFunction divide_;
 };

@@ -94,11 +94,12 @@ cl_int check_range(const char* function, const Buffer& b, size_t offset, size_t 
 cl_int enqueue_host(const char* function, CommandQueue* q, cl_command_type type,
                     std::size_t bytes, std::vector<HostAccess> accesses, std::function<cl_int()> body,
                     cl_bool blocking, cl_uint num_events, const cl_event* wait_list,
-                    cl_event* event) {
+                    cl_event* event, std::optional<runtime::VendorTransfer> vendor_form = {}) {
   std::vector<core::Event*> waits;
   if (cl_int err = check_wait_list(function, num_events, wait_list, q->context(), waits))
     return err;
-  auto work = std::make_unique<runtime::HostCommand>(std::move(accesses), std::move(body), bytes);
+  auto work = std::make_unique<runtime::HostCommand>(std::move(accesses), std::move(body), bytes,
+                                                     vendor_form);
   Ref<core::Event> e = q->enqueue(type, std::move(work), waits);
   cl_int result = CL_SUCCESS;
   if (blocking && e->wait() < 0) result = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
@@ -265,7 +266,8 @@ cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem bu
         std::memcpy(ptr, b->host_bytes() + offset, size);
         return CL_COMPLETE;
       },
-      blocking_read, num_events_in_wait_list, event_wait_list, event);
+      blocking_read, num_events_in_wait_list, event_wait_list, event,
+      runtime::VendorTransfer{false, offset, size, ptr});
 }
 
 cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer,
@@ -285,7 +287,8 @@ cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem b
         std::memcpy(b->host_bytes() + offset, ptr, size);
         return CL_COMPLETE;
       },
-      blocking_write, num_events_in_wait_list, event_wait_list, event);
+      blocking_write, num_events_in_wait_list, event_wait_list, event,
+      runtime::VendorTransfer{true, offset, size, const_cast<void*>(ptr)});
 }
 
 cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer,

@@ -39,7 +39,9 @@ cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name,
       return out.scalar(e->queue() ? e->queue()->handle() : cl_command_queue{nullptr});
     case CL_EVENT_CONTEXT: return out.scalar(e->context()->handle());
     case CL_EVENT_COMMAND_TYPE: return out.scalar(e->command_type());
-    case CL_EVENT_COMMAND_EXECUTION_STATUS: return out.scalar(e->status());
+    case CL_EVENT_COMMAND_EXECUTION_STATUS:
+      e->flush_direct();  // a program polling the status must see it progress
+      return out.scalar(e->status());
     case CL_EVENT_REFERENCE_COUNT: return out.scalar(e->api_ref_count());
     case CL_EVENT_PARTITIONING_FACTOR_PARASOL: return out.scalar(e->partitioning_factor());
     case CL_EVENT_DEVICE_PARASOL:

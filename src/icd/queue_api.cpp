@@ -96,9 +96,11 @@ cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue command_queue,
 }
 
 cl_int CL_API_CALL clFlush(cl_command_queue command_queue) {
-  // Commands start as soon as their dependencies allow; nothing waits for a flush.
-  PARASOL_REFUSE_IF(!checked<CommandQueue>(command_queue), CL_INVALID_COMMAND_QUEUE,
-                    "not a live Parasol queue");
+  // Commands start as soon as their dependencies allow; only those sent to
+  // a vendor's queue directly may wait for the vendor's flush.
+  auto* q = checked<CommandQueue>(command_queue);
+  PARASOL_REFUSE_IF(!q, CL_INVALID_COMMAND_QUEUE, "not a live Parasol queue");
+  q->flush_direct();
   return CL_SUCCESS;
 }
 

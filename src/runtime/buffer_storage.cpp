@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "runtime/data_leases.h"
 #include "runtime/deferred_release.h"
 #include "runtime/starpu_runtime.h"
 
@@ -29,6 +30,7 @@ void BufferStorage::after_release(std::function<void()> fn) {
 }
 
 BufferStorage::~BufferStorage() {
+  if (handle_) DataLeases::instance().forget(handle_);
   defer_release([handle = handle_, host = owns_host_ ? host_ : nullptr,
                  callbacks = std::move(after_release_)] {
     if (handle && StarpuRuntime::running()) starpu_data_unregister_no_coherency(handle);

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <thread>
 
+#include "util/callback_scope.h"
+
 namespace parasol::runtime {
 namespace {
 
@@ -24,6 +26,7 @@ class Releaser {
 
  private:
   void run() {
+    CallbackScope scope;  // what runs here must not wait for StarPU
     std::unique_lock lock(mutex_);
     for (;;) {
       wake_.wait(lock, [this] { return !queue_.empty(); });

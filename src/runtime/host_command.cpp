@@ -3,13 +3,19 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/device.h"
+#include "runtime/data_leases.h"
+#include "runtime/direct_launch.h"
 #include "runtime/trace.h"
+#include "util/error_name.h"
+#include "util/log.h"
 
 namespace parasol::runtime {
 
 HostCommand::HostCommand(std::vector<HostAccess> accesses, std::function<cl_int()> body,
-                         std::size_t bytes)
-    : accesses_(std::move(accesses)), body_(std::move(body)), bytes_(bytes) {
+                         std::size_t bytes, std::optional<VendorTransfer> vendor_form)
+    : accesses_(std::move(accesses)), body_(std::move(body)), bytes_(bytes),
+      vendor_form_(vendor_form) {
   // One acquire per StarPU handle (sub-buffers share their parent's), in
   // address order so two commands never wait on each other's half.
   for (const auto& a : accesses_) {
@@ -27,6 +33,7 @@ HostCommand::HostCommand(std::vector<HostAccess> accesses, std::function<cl_int(
 
 void HostCommand::launch(core::Event& event) {
   event_ = &event;
+  for (const Acquire& a : acquires_) DataLeases::instance().recall(a.handle, a.mode);
   acquire_next();
 }
 
@@ -42,6 +49,56 @@ void HostCommand::acquire_next() {
   for (const Acquire& a : acquires_) starpu_data_release_on_node(a.handle, STARPU_MAIN_RAM);
   if (trace::enabled()) trace::record(*event_, nullptr, bytes_, status);
   event_->complete(status);  // may destroy this command: nothing after
+}
+
+bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const> deps) {
+  if (!vendor_form_ || !direct_path_enabled()) return false;
+  const core::Buffer& b = *accesses_[0].buffer;
+  starpu_data_handle_t h = b.storage().handle();
+  const starpu_data_access_mode mode = vendor_form_->write ? STARPU_RW : STARPU_R;
+  // Whichever device holds the data does the transfer: the host side of a
+  // read or write does not care which device's copy it meets.
+  auto* device = const_cast<core::Device*>(DataLeases::instance().holder_of_all({h}, {mode}));
+  if (!device || !direct_capable(*device) || !dependencies_allow(*device, deps)) return false;
+  LeasePins pins;
+  if (!DataLeases::instance().pin_held(*device, h, mode, pins)) return false;
+  void* iface = pins.interface(0);
+  auto mem = reinterpret_cast<cl_mem>(STARPU_VARIABLE_GET_DEV_HANDLE(iface));
+  std::size_t offset = STARPU_VARIABLE_GET_OFFSET(iface) + b.origin() + vendor_form_->offset;
+  cl_command_queue q = device->worker().queue;
+  event_ = &event;
+  event.begin_direct(device);
+  cl_int err = vendor_form_->write
+                   ? clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, vendor_form_->size,
+                                          vendor_form_->host, 0, nullptr, &done_)
+                   : clEnqueueReadBuffer(q, mem, CL_FALSE, offset, vendor_form_->size,
+                                         vendor_form_->host, 0, nullptr, &done_);
+  if (err != CL_SUCCESS) {
+    log::error(vendor_form_->write ? "write" : "read", " of buffer data on ", device->name(), " [",
+               device->vendor_platform_name(), "] refused by the vendor: ", error_name(err), " (",
+               err, ")");
+    pins.used_by(nullptr);
+    done_ = nullptr;
+    if (trace::enabled()) trace::record(event, nullptr, bytes_, err);
+    event.complete(err);  // may destroy this command
+    return true;
+  }
+  pins.used_by(done_);
+  event.queued_direct(q);
+  on_vendor_completion<&HostCommand::on_vendor_done>(done_, this);  // this may be gone after
+  return true;
+}
+
+void HostCommand::on_vendor_done(void* self) {
+  auto* cmd = static_cast<HostCommand*>(self);
+  cl_int status = CL_COMPLETE;
+  clGetEventInfo(cmd->done_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  clReleaseEvent(cmd->done_);
+  if (status < 0)
+    log::error("transfer of event ", cmd->event_->id(), " failed in the vendor: ", error_name(status),
+               " (", status, ")");
+  if (trace::enabled()) trace::record(*cmd->event_, nullptr, cmd->bytes_, status);
+  cmd->event_->complete(status < 0 ? status : CL_COMPLETE);  // may destroy cmd
 }
 
 void HostCommand::on_acquired(void* self) { static_cast<HostCommand*>(self)->acquire_next(); }

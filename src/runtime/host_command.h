@@ -6,6 +6,8 @@
 #include <starpu.h>
 
 #include <functional>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "core/buffer.h"
@@ -18,17 +20,29 @@ struct HostAccess {
   starpu_data_access_mode mode;  // STARPU_R, STARPU_W (whole overwrite) or STARPU_RW
 };
 
+// The same transfer done by a vendor: a read or write of the command's one
+// buffer, [offset, offset + size) of its window, from or to host.
+struct VendorTransfer {
+  bool write;
+  std::size_t offset, size;
+  void* host;
+};
+
 class HostCommand final : public core::Command {
  public:
   // body returns the command's status (CL_COMPLETE or a negative error);
   // bytes: what it moves between the host and the buffers (for traces).
+  // vendor_form: how a device holding the buffer (data lease) can do it
+  // instead, on the direct launch path.
   HostCommand(std::vector<HostAccess> accesses, std::function<cl_int()> body,
-              std::size_t bytes = 0);
+              std::size_t bytes = 0, std::optional<VendorTransfer> vendor_form = {});
   void launch(core::Event& event) override;
+  bool launch_direct(core::Event& event, std::span<core::Event* const> deps) override;
 
  private:
   static void on_acquired(void* self);
   void acquire_next();
+  static void on_vendor_done(void* self);
 
   struct Acquire {
     starpu_data_handle_t handle;
@@ -39,6 +53,8 @@ class HostCommand final : public core::Command {
   std::size_t next_ = 0;
   std::function<cl_int()> body_;
   std::size_t bytes_;
+  std::optional<VendorTransfer> vendor_form_;
+  cl_event done_ = nullptr;  // the vendor's transfer, on the direct path
   core::Event* event_ = nullptr;
 };
 

@@ -90,6 +90,7 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event& d
   }
   // Held until the windows below are released.
   VendorLock lock = lock_vendor(device.worker().platform);
+  std::lock_guard launching(kernel_->launch_mutex());
   // Vendor sub-buffers for Parasol sub-buffers: released once enqueued (the
   // vendor keeps what an enqueued kernel uses alive).
   std::vector<VendorMem> windows;

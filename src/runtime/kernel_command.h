@@ -24,6 +24,9 @@ class KernelCommand final : public TaskCommand {
                 core::Device* pinned, unsigned sched_ctx);
   cl_int execute(void* buffers[], core::Device& device, cl_event& done) override;
   cl_int execute_on_host(void* buffers[], core::Device& device) override;
+  bool launch_direct(core::Event& event, std::span<core::Event* const> deps) override {
+    return try_direct(event, deps);
+  }
   // Launches that are alike (kernel, NDRange, buffer sizes) share a key.
   static std::uint64_t launch_key(const core::Kernel& kernel,
                                   const std::vector<core::KernelArg>& args, const NDRange& range);

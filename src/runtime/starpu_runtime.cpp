@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/data_leases.h"
 #include "runtime/deferred_release.h"
 #include "runtime/native/native_compiler.h"
 #include "runtime/device_stats.h"
@@ -164,6 +165,7 @@ const VendorWorker* StarpuRuntime::worker_for_devid(int devid) const {
 }
 
 void StarpuRuntime::shutdown_at_exit() {
+  DataLeases::instance().recall_everything();
   drain_deferred_releases();
   if (const char* s = std::getenv("PARASOL_STATS"); s && *s && *s != '0') print_device_stats();
   if (g_running.exchange(false)) starpu_shutdown();

@@ -6,9 +6,12 @@
 #include <cstdint>
 
 #include "core/platform.h"
+#include "runtime/data_leases.h"
+#include "runtime/direct_launch.h"
 #include "runtime/device_stats.h"
 #include "runtime/trace.h"
 #include "runtime/vendor_lock.h"
+#include "schedulers/policy_names.h"
 #include "util/clock.h"
 #include "util/error_name.h"
 #include "util/log.h"
@@ -172,8 +175,53 @@ void TaskCommand::launch(core::Event& event) {
   submit();
 }
 
+core::Device* TaskCommand::resident_device() const {
+  if (!rotation_ || handles_.empty() || !schedulers::is_data_aware(rotation_->scheduler()))
+    return nullptr;
+  for (core::Device* d : rotation_->devices()) {
+    if (d->is_native() || !rotation_->in_rotation(d) || !can_run_on(*d)) continue;
+    bool all_there = true;
+    for (starpu_data_handle_t h : handles_)
+      all_there = all_there && starpu_data_is_on_node(h, d->worker().memory_node);
+    if (all_there) return d;
+  }
+  return nullptr;
+}
+
+bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> deps) {
+  if (!direct_path_enabled()) return false;
+  core::Device* device = pinned_ ? pinned_ : resident_device();
+  if (!device || !direct_capable(*device) || !can_run_on(*device) || !fits_on(*device) ||
+      !dependencies_allow(*device, deps))
+    return false;
+  LeasePins pins;
+  if (!DataLeases::instance().pin(*device, handles_, modes_, may_wait_for_starpu(), pins))
+    return false;
+  std::vector<void*> buffers(handles_.size());
+  for (std::size_t i = 0; i < buffers.size(); ++i) buffers[i] = pins.interface(i);
+  event_ = &event;
+  event.begin_direct(device);
+  log::debug("command '", name(), "' (event ", event.id(), ") goes directly to ", device->name(),
+             " [", device->vendor_platform_name(), "]: its data is resident there");
+  started_ = now_ns();
+  status_ = execute(buffers.data(), *device, done_);
+  if (!done_) {
+    pins.used_by(nullptr);
+    on_done(this);  // the vendor refused it: the event fails with its error
+    return true;
+  }
+  pins.used_by(done_);
+  event.queued_direct(device->worker().queue);
+  on_vendor_completion<&TaskCommand::on_done>(done_, this);  // this may be gone after
+  return true;
+}
+
 void TaskCommand::submit() {
   core::Event& event = *event_;
+  // Direct commands may hold these buffers on a device: they come back to
+  // StarPU once those commands are done.
+  for (std::size_t i = 0; i < handles_.size(); ++i)
+    DataLeases::instance().recall(handles_[i], modes_[i]);
   starpu_task* task = starpu_task_create();
   task->cl = codelet();
   task->cl_arg = this;

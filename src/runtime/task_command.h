@@ -6,6 +6,7 @@
 
 #include <starpu.h>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -53,11 +54,17 @@ class TaskCommand : public core::Command {
   // Sub-buffers share their parent's handle: one index per handle, modes merged.
   std::size_t access(const core::Buffer& buffer, starpu_data_access_mode mode);
   virtual starpu_codelet* codelet();
+  // The direct launch path (runtime/direct_launch.h) for commands whose
+  // execute() is all they do on the device: the device queue's device, or
+  // for a context queue under a data-aware policy the device where all of
+  // the command's data already is. False: StarPU's path.
+  bool try_direct(core::Event& event, std::span<core::Event* const> deps);
   virtual const char* name() const = 0;
 
  private:
   // Whether every buffer of the task fits on the device at once.
   bool fits_on(const core::Device& device) const;
+  core::Device* resident_device() const;
 
   static void run_on_opencl(void* buffers[], void* self);
   static void run_on_cpu(void* buffers[], void* self);

@@ -13,10 +13,8 @@ bool thread_unsafe(cl_platform_id platform) {
   return std::strncmp(name, "Oclgrind", 8) == 0;
 }
 
-}  // namespace
-
-VendorLock lock_vendor(cl_platform_id platform) {
-  if (!platform) return {};
+// The platform's lock, or null for a thread-safe vendor.
+std::recursive_mutex* vendor_mutex(cl_platform_id platform) {
   static std::mutex registry_mutex;
   // Never destroyed: StarPU's threads may still launch during exit.
   static auto* locks = new std::map<cl_platform_id, std::unique_ptr<std::recursive_mutex>>();
@@ -29,7 +27,18 @@ VendorLock lock_vendor(cl_platform_id platform) {
                                                             : nullptr).first;
     m = it->second.get();
   }
+  return m;
+}
+
+}  // namespace
+
+VendorLock lock_vendor(cl_platform_id platform) {
+  std::recursive_mutex* m = platform ? vendor_mutex(platform) : nullptr;
   return m ? VendorLock(*m) : VendorLock();
+}
+
+bool vendor_is_thread_safe(cl_platform_id platform) {
+  return platform && !vendor_mutex(platform);
 }
 
 }  // namespace parasol::runtime

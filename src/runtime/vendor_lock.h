@@ -21,5 +21,8 @@ using VendorLock = std::unique_lock<std::recursive_mutex>;
 
 // Locked for a vendor that needs it, empty (owns nothing) otherwise.
 VendorLock lock_vendor(cl_platform_id platform);
+// Whether the vendor's runtime may be called from any thread at once (the
+// direct launch path calls it from the application's threads).
+bool vendor_is_thread_safe(cl_platform_id platform);
 
 }  // namespace parasol::runtime

@@ -1,0 +1,249 @@
+#include "runtime/data_leases.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+
+#include "core/device.h"
+#include "runtime/deferred_release.h"
+#include "util/log.h"
+
+namespace parasol::runtime {
+
+struct Lease {
+  starpu_data_handle_t handle;
+  const core::Device* device;
+  unsigned node;
+  starpu_data_access_mode mode;  // STARPU_R or STARPU_RW
+  std::size_t bytes;
+  int pins = 0;                  // direct commands between pin and vendor enqueue
+  bool recalled = false;         // given back once unpinned and its uses completed
+  std::vector<cl_event> uses;    // retained vendor events of the commands that used it
+};
+
+namespace {
+
+bool covers(starpu_data_access_mode held, starpu_data_access_mode wanted) {
+  return (wanted & ~held & STARPU_RW) == 0;
+}
+
+bool conflicts(starpu_data_access_mode a, starpu_data_access_mode b) {
+  return (a & STARPU_W) || (b & STARPU_W);
+}
+
+// Drops the uses that already completed, so a long-held lease does not
+// accumulate vendor events.
+void prune(std::vector<cl_event>& uses) {
+  if (uses.size() < 16) return;
+  std::erase_if(uses, [](cl_event e) {
+    cl_int s = CL_QUEUED;
+    clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr);
+    if (s > CL_COMPLETE) return false;
+    clReleaseEvent(e);
+    return true;
+  });
+}
+
+// Hands the acquisition back to StarPU once every vendor command that used
+// it has completed. On the deferred thread: it waits, and a release may run
+// StarPU callbacks that must not run under the caller's locks.
+void give_back(const std::shared_ptr<Lease>& lease) {
+  defer_release([uses = std::move(lease->uses), handle = lease->handle, node = lease->node] {
+    for (cl_event e : uses) {
+      clWaitForEvents(1, &e);
+      clReleaseEvent(e);
+    }
+    starpu_data_release_on_node(handle, static_cast<int>(node));
+  });
+  lease->uses.clear();
+}
+
+}  // namespace
+
+LeasePins::~LeasePins() { used_by(nullptr); }
+
+void* LeasePins::interface(std::size_t i) const { return interfaces_[i]; }
+
+class LeaseTable {
+ public:
+  std::mutex mutex;
+  struct PerHandle {
+    std::vector<std::shared_ptr<Lease>> leases;
+    std::uint64_t recalls = 0;  // tells a taker that a recall raced its acquisition
+  };
+  std::unordered_map<starpu_data_handle_t, PerHandle> handles;
+  std::unordered_map<unsigned, std::size_t> leased_bytes;  // per memory node
+
+  // Under mutex. Takes lease out of the table; gives it back now or at unpin.
+  void detach(const std::shared_ptr<Lease>& lease) {
+    auto& v = handles[lease->handle].leases;
+    std::erase(v, lease);
+    leased_bytes[lease->node] -= lease->bytes;
+    lease->recalled = true;
+    if (lease->pins == 0) give_back(lease);
+  }
+
+  std::shared_ptr<Lease> find(starpu_data_handle_t h, unsigned node,
+                              starpu_data_access_mode mode) {
+    auto it = handles.find(h);
+    if (it == handles.end()) return nullptr;
+    for (auto& l : it->second.leases)
+      if (l->node == node && covers(l->mode, mode)) return l;
+    return nullptr;
+  }
+};
+
+static LeaseTable& table() {
+  // Never destroyed: leases may be given back during exit.
+  static auto* t = new LeaseTable();
+  return *t;
+}
+
+void LeasePins::used_by(cl_event done) {
+  if (leases_.empty()) return;
+  LeaseTable& t = table();
+  std::lock_guard lock(t.mutex);
+  for (auto& l : leases_) {
+    if (done) {
+      clRetainEvent(done);
+      l->uses.push_back(done);
+      prune(l->uses);
+    }
+    if (--l->pins == 0 && l->recalled) give_back(l);
+  }
+  leases_.clear();
+}
+
+DataLeases& DataLeases::instance() {
+  static DataLeases leases;
+  return leases;
+}
+
+bool DataLeases::pin(const core::Device& device, const std::vector<starpu_data_handle_t>& handles,
+                     const std::vector<starpu_data_access_mode>& modes, bool may_block,
+                     LeasePins& out) {
+  LeaseTable& t = table();
+  const unsigned node = device.worker().memory_node;
+  // A few rounds: leases taken in one round may be recalled by a command
+  // racing this one before the next.
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::size_t> missing;
+    std::vector<std::uint64_t> recalls_before;
+    {
+      std::lock_guard lock(t.mutex);
+      std::vector<std::shared_ptr<Lease>> found;
+      for (std::size_t i = 0; i < handles.size(); ++i) {
+        auto l = t.find(handles[i], node, modes[i]);
+        if (l)
+          found.push_back(std::move(l));
+        else
+          missing.push_back(i);
+      }
+      if (missing.empty()) {
+        for (std::size_t i = 0; i < handles.size(); ++i) {
+          ++found[i]->pins;
+          out.interfaces_.push_back(starpu_data_get_interface_on_node(handles[i], node));
+        }
+        out.leases_ = std::move(found);
+        return true;
+      }
+      if (!may_block) return false;
+      // Make room: leases that conflict with the ones to take are given
+      // back; past the cap, every other lease on this device too.
+      std::size_t need = 0;
+      for (std::size_t i : missing) {
+        need += starpu_data_get_size(handles[i]);
+        auto& per = t.handles[handles[i]];
+        for (auto l : std::vector(per.leases))
+          if (l->node != node ? conflicts(l->mode, modes[i]) : !covers(l->mode, modes[i]))
+            t.detach(l);
+        recalls_before.push_back(per.recalls);
+      }
+      const std::size_t cap = device.global_mem_size() / 2;
+      if (need > cap) return false;
+      if (t.leased_bytes[node] + need > cap) {
+        log::debug("direct path: leases on ", device.name(), " reach ", t.leased_bytes[node],
+                   " bytes; giving them back to make room");
+        for (auto& [h, per] : t.handles)
+          for (auto l : std::vector(per.leases))
+            if (l->node == node) t.detach(l);
+      }
+    }
+    // Handle order, so two takers never hold each other's first handle.
+    std::vector<std::size_t> order(missing.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return handles[missing[a]] < handles[missing[b]]; });
+    for (std::size_t k : order) {
+      std::size_t i = missing[k];
+      starpu_data_acquire_on_node(handles[i], static_cast<int>(node), modes[i]);
+      std::lock_guard lock(t.mutex);
+      auto lease = std::make_shared<Lease>();
+      lease->handle = handles[i];
+      lease->device = &device;
+      lease->node = node;
+      lease->mode = (modes[i] & STARPU_W) ? STARPU_RW : STARPU_R;
+      lease->bytes = starpu_data_get_size(handles[i]);
+      auto& per = t.handles[handles[i]];
+      per.leases.push_back(lease);
+      t.leased_bytes[node] += lease->bytes;
+      // Something recalled this handle while StarPU brought it here: it may
+      // be waiting for this very acquisition. Give it back right away.
+      if (per.recalls != recalls_before[k]) t.detach(lease);
+    }
+  }
+  return false;
+}
+
+bool DataLeases::pin_held(const core::Device& device, starpu_data_handle_t handle,
+                          starpu_data_access_mode mode, LeasePins& out) {
+  return pin(device, {handle}, {mode}, false, out);
+}
+
+void DataLeases::recall(starpu_data_handle_t handle, starpu_data_access_mode mode) {
+  LeaseTable& t = table();
+  std::lock_guard lock(t.mutex);
+  auto it = t.handles.find(handle);
+  if (it == t.handles.end()) return;
+  ++it->second.recalls;
+  for (auto l : std::vector(it->second.leases))
+    if (conflicts(l->mode, mode)) t.detach(l);
+}
+
+void DataLeases::recall_everything() {
+  LeaseTable& t = table();
+  std::lock_guard lock(t.mutex);
+  for (auto& [h, per] : t.handles) {
+    ++per.recalls;
+    for (auto l : std::vector(per.leases)) t.detach(l);
+  }
+}
+
+void DataLeases::forget(starpu_data_handle_t handle) {
+  LeaseTable& t = table();
+  std::lock_guard lock(t.mutex);
+  auto it = t.handles.find(handle);
+  if (it == t.handles.end()) return;
+  for (auto l : std::vector(it->second.leases)) t.detach(l);
+  t.handles.erase(it);
+}
+
+const core::Device* DataLeases::holder_of_all(const std::vector<starpu_data_handle_t>& handles,
+                                              const std::vector<starpu_data_access_mode>& modes) {
+  if (handles.empty()) return nullptr;
+  LeaseTable& t = table();
+  std::lock_guard lock(t.mutex);
+  auto it = t.handles.find(handles[0]);
+  if (it == t.handles.end()) return nullptr;
+  for (auto& first : it->second.leases) {
+    if (!covers(first->mode, modes[0])) continue;
+    bool all = true;
+    for (std::size_t i = 1; i < handles.size() && all; ++i)
+      all = t.find(handles[i], first->node, modes[i]) != nullptr;
+    if (all) return first->device;
+  }
+  return nullptr;
+}
+
+}  // namespace parasol::runtime
