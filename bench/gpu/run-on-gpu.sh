@@ -12,11 +12,15 @@ mkdir -p /tmp/no-hwloc-plugins && export HWLOC_PLUGINS_PATH=/tmp/no-hwloc-plugin
 mkdir -p /tmp/vendors
 echo /usr/lib/libnvidia-opencl.so.1 > /tmp/vendors/nvidia.icd
 cp /etc/OpenCL/vendors/pocl.icd /tmp/vendors/
-# The library travels compressed (static LLVM inside): unpack it once.
+# The library travels compressed (static LLVM inside): unpacked once per
+# carried version (a warm machine keeps /tmp between calls).
 lib=$gpu/lib/libParasol.so
 if [ -f "$gpu/lib/libParasol.so.xz" ]; then
   lib=/tmp/parasol-lib/libParasol.so
-  [ -f "$lib" ] || { mkdir -p /tmp/parasol-lib && xz -dc "$gpu/lib/libParasol.so.xz" > "$lib"; }
+  sum=$(md5sum < "$gpu/lib/libParasol.so.xz")
+  if [ ! -f "$lib" ] || [ "$(cat /tmp/parasol-lib/sum 2>/dev/null)" != "$sum" ]; then
+    mkdir -p /tmp/parasol-lib && xz -dc "$gpu/lib/libParasol.so.xz" > "$lib" && echo "$sum" > /tmp/parasol-lib/sum
+  fi
 fi
 echo "$lib" > /tmp/vendors/parasol.icd
 export OCL_ICD_VENDORS=/tmp/vendors STARPU_HOME=/tmp/starpu-home PARASOL_TEST_OTHER_VENDOR="NVIDIA CUDA"

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/device.h"
+#include "runtime/direct_launch.h"
 
 namespace parasol::core {
 
@@ -53,12 +54,13 @@ Ref<Event> CommandQueue::enqueue(cl_command_type type, std::unique_ptr<Command> 
 
 void CommandQueue::flush_direct() const {
   if (!used_direct_.load(std::memory_order_relaxed)) return;
-  if (device_) {
-    clFlush(device_->worker().queue);
-    return;
-  }
-  for (Device* d : context_->devices())
-    if (!d->is_native()) clFlush(d->worker().queue);
+  for (Device* d : devices())
+    if (!d->is_native()) runtime::flush_direct(*d);
+}
+
+std::vector<Device*> CommandQueue::devices() const {
+  if (device_) return {device_};
+  return context_->devices();
 }
 
 void CommandQueue::command_finished() {
@@ -69,7 +71,10 @@ void CommandQueue::command_finished() {
 }
 
 void CommandQueue::finish() {
-  flush_direct();
+  // Direct commands (of any queue on these devices) are noticed complete here.
+  if (used_direct_.load(std::memory_order_relaxed))
+    for (Device* d : devices())
+      if (!d->is_native()) runtime::drain_direct(*d);
   std::unique_lock lock(idle_mutex_);
   idle_.wait(lock, [this] { return in_flight_.load(std::memory_order_acquire) == 0; });
 }

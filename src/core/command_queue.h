@@ -39,6 +39,8 @@ class CommandQueue final
   void finish();
   // Submits the commands sent to vendor queues directly (clFlush).
   void flush_direct() const;
+  // The queue's device, or every device of its context.
+  std::vector<Device*> devices() const;
   void command_finished();
   void on_last_api_release();
 

@@ -2,6 +2,7 @@
 
 #include "core/command_queue.h"
 #include "core/context.h"
+#include "runtime/direct_launch.h"
 #include "util/callback_scope.h"
 #include "util/clock.h"
 
@@ -24,7 +25,9 @@ Event::Event(Context* context, CommandQueue* queue, cl_command_type type,
       type_(type), work_(std::move(work)),
       status_(queue ? CL_QUEUED : CL_SUBMITTED), t_queued_(now_ns()) {}
 
-Event::~Event() = default;
+Event::~Event() {
+  if (cl_event done = direct_done_.load()) clReleaseEvent(done);
+}
 
 cl_int Event::status() const {
   std::lock_guard lock(mutex_);
@@ -61,14 +64,13 @@ void Event::begin_direct(Device* device) {
   set_status(CL_RUNNING, lock);
 }
 
-void Event::queued_direct(cl_command_queue vendor_queue) {
-  direct_queue_.store(vendor_queue, std::memory_order_release);
+void Event::queued_direct(cl_event done) {
+  clRetainEvent(done);
+  direct_done_.store(done, std::memory_order_release);
 }
 
-void Event::flush_direct() const {
-  // Vendors may hold enqueued commands back until a flush.
-  if (cl_command_queue q = direct_queue_.load(std::memory_order_acquire); q && !finished())
-    clFlush(q);
+void Event::flush_direct() {
+  if (direct_done() && !finished()) runtime::direct_progress(*this, false);
 }
 
 void Event::start() {
@@ -174,7 +176,7 @@ bool Event::set_user_status(cl_int status) {
 }
 
 cl_int Event::wait() {
-  flush_direct();
+  if (direct_done() && !finished()) runtime::direct_progress(*this, true);
   std::unique_lock lock(mutex_);
   done_.wait(lock, [this] { return status_ <= CL_COMPLETE; });
   return status_;

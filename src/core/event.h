@@ -70,15 +70,20 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
 
   // The direct launch path (runtime/direct_launch.h): instead of start(),
   // begin_direct() before the vendor enqueue (the event is in flight and
-  // running on device), then queued_direct() once the command is on the
-  // vendor's queue: later commands for that device may queue behind it.
+  // running on device), then queued_direct() with the vendor's event once
+  // the command is on the vendor's queue: later commands for that device
+  // may queue behind it.
   void begin_direct(Device* device);
-  void queued_direct(cl_command_queue vendor_queue);
+  void queued_direct(cl_event done);
   bool queued_direct_on(const Device* device) const {
-    return direct_queue_.load(std::memory_order_acquire) && executed_on_ == device;
+    return direct_done_.load(std::memory_order_acquire) && executed_on_ == device;
   }
-  // Makes sure the vendor runs a direct command someone waits for.
-  void flush_direct() const;
+  cl_event direct_done() const { return direct_done_.load(std::memory_order_acquire); }
+  // True once: whoever gets it arms the vendor callback.
+  bool take_direct_arming() { return !direct_armed_.exchange(true); }
+  // Makes sure a direct command someone depends on or polls completes
+  // promptly (its vendor callback, a flush).
+  void flush_direct();
   // Terminal state: CL_COMPLETE or a negative error code. Later calls are ignored.
   void complete(cl_int status);
 
@@ -133,7 +138,8 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   Device* executed_on_ = nullptr;
   std::atomic<bool> user_status_set_{false};
   std::atomic<bool> in_flight_{false};
-  std::atomic<cl_command_queue> direct_queue_{nullptr};
+  std::atomic<cl_event> direct_done_{nullptr};  // retained
+  std::atomic<bool> direct_armed_{false};
   cl_uint partitioning_factor_ = 0;  // start() took a reference complete() gives back
 
   std::uint64_t t_queued_ = 0, t_submit_ = 0, t_start_ = 0, t_end_ = 0;

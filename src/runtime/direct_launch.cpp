@@ -3,6 +3,10 @@
 #include <starpu.h>
 
 #include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <string_view>
+#include <vector>
 
 #include "runtime/vendor_lock.h"
 #include "util/callback_scope.h"
@@ -30,6 +34,127 @@ bool dependencies_allow(const core::Device& device, std::span<core::Event* const
     if (s < 0 || !e->queued_direct_on(&device)) return false;
   }
   return true;
+}
+
+namespace {
+
+struct Pending {
+  cl_event done;  // owned by the command until complete() runs
+  void (*complete)(void*);
+  void* self;
+};
+
+// The direct commands of one device in vendor-queue order: the queue is
+// in order, so they complete front first.
+struct Lane {
+  std::mutex mutex;
+  std::deque<Pending> fifo;
+  unsigned launched = 0;
+};
+
+Lane& lane_of(const core::Device& device) {
+  static Lane lanes[STARPU_NMAXWORKERS];
+  return lanes[device.worker().worker_id];
+}
+
+bool vendor_complete(cl_event e) {
+  cl_int s = CL_QUEUED;
+  clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr);
+  return s <= CL_COMPLETE;
+}
+
+void harvest(Lane& lane) {
+  std::vector<Pending> finished;
+  {
+    std::lock_guard lock(lane.mutex);
+    while (!lane.fifo.empty() && vendor_complete(lane.fifo.front().done)) {
+      finished.push_back(lane.fifo.front());
+      lane.fifo.pop_front();
+    }
+  }
+  for (const Pending& p : finished) p.complete(p.self);
+}
+
+void CL_CALLBACK harvest_callback(cl_event, cl_int, void* lane) {
+  CallbackScope scope;
+  harvest(*static_cast<Lane*>(lane));
+}
+
+void arm(Lane& lane, cl_event done) {
+  if (clSetEventCallback(done, CL_COMPLETE, &harvest_callback, &lane) != CL_SUCCESS) {
+    clWaitForEvents(1, &done);  // a vendor without callbacks: wait here
+    harvest(lane);
+  }
+}
+
+// PARASOL_DIRECT_COMPLETION=lazy: callbacks only where needed (above);
+// =callback (default): a callback on every command. Measured (docs/
+// benchmarks.md): on the 2-core host, where StarPU's idle workers spin,
+// completing commands on the vendor's thread is cheaper than on the
+// enqueuing one.
+bool lazy_completion() {
+  static const bool lazy = [] {
+    const char* v = std::getenv("PARASOL_DIRECT_COMPLETION");
+    return v && std::string_view(v) == "lazy";
+  }();
+  return lazy;
+}
+
+}  // namespace
+
+void track_direct(core::Event& event, cl_event done, void (*complete)(void*), void* self,
+                  bool arm_now) {
+  Lane& lane = lane_of(*event.executed_on());
+  bool periodic;
+  {
+    std::lock_guard lock(lane.mutex);
+    lane.fifo.push_back({done, complete, self});
+    periodic = ++lane.launched % 32 == 0;
+  }
+  if ((arm_now || periodic || !lazy_completion()) && event.take_direct_arming()) arm(lane, done);
+  // Now and then, so that a vendor holding commands back starts them.
+  if (periodic) clFlush(event.executed_on()->worker().queue);
+  if (lazy_completion()) harvest(lane);
+}
+
+void direct_progress(core::Event& event, bool wait) {
+  Lane& lane = lane_of(*event.executed_on());
+  cl_event done = event.direct_done();
+  if (wait) {
+    clWaitForEvents(1, &done);
+  } else {
+    if (event.take_direct_arming()) arm(lane, done);
+    clFlush(event.executed_on()->worker().queue);
+  }
+  harvest(lane);
+}
+
+void drain_direct(const core::Device& device) {
+  Lane& lane = lane_of(device);
+  cl_event last = nullptr;
+  {
+    std::lock_guard lock(lane.mutex);
+    if (lane.fifo.empty()) return;
+    last = lane.fifo.back().done;
+    clRetainEvent(last);
+  }
+  clWaitForEvents(1, &last);
+  clReleaseEvent(last);
+  harvest(lane);
+}
+
+void flush_direct(const core::Device& device) {
+  Lane& lane = lane_of(device);
+  clFlush(device.worker().queue);
+  cl_event last = nullptr;
+  {
+    std::lock_guard lock(lane.mutex);
+    if (lane.fifo.empty()) return;
+    last = lane.fifo.back().done;
+    clRetainEvent(last);
+  }
+  arm(lane, last);
+  clReleaseEvent(last);
 }
 
 }  // namespace parasol::runtime

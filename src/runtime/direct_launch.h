@@ -14,7 +14,6 @@
 
 #include "core/device.h"
 #include "core/event.h"
-#include "util/callback_scope.h"
 
 namespace parasol::runtime {
 
@@ -32,18 +31,23 @@ bool may_wait_for_starpu();
 // before on device's vendor queue (which runs in order).
 bool dependencies_allow(const core::Device& device, std::span<core::Event* const> deps);
 
-// Hands a vendor command's completion to OnComplete(self), on the vendor's
-// callback thread (or on this one, waiting, if the vendor takes no
-// callback). done stays retained by the caller.
-template <void (*OnComplete)(void*)>
-void on_vendor_completion(cl_event done, void* self) {
-  auto completed = [](cl_event, cl_int, void* s) {
-    CallbackScope scope;
-    OnComplete(s);
-  };
-  if (clSetEventCallback(done, CL_COMPLETE, completed, self) == CL_SUCCESS) return;
-  clWaitForEvents(1, &done);
-  completed(done, CL_COMPLETE, self);
-}
+// Follows a direct command (its event already queued_direct with done)
+// until the vendor completes it; then complete(self) runs, from whichever
+// thread notices first: a later direct launch on the device, a wait on the
+// event or queue, or a vendor callback. Callbacks cost a vendor thread hop
+// per command, so they are armed only where someone needs promptness: on
+// events others depend on or wait for, on every command of a profiling
+// queue (accurate end times), and on one command in 32 (so completions are
+// noticed even by a program that never waits). self may be gone after.
+void track_direct(core::Event& event, cl_event done, void (*complete)(void*), void* self,
+                  bool arm_now);
+
+// The hooks of core::Event and core::CommandQueue for direct commands:
+// progress() arms the event's callback and flushes its vendor queue (wait:
+// blocks until the vendor completed it, then completes it); drain() waits
+// for everything direct on device so far; flush() submits it.
+void direct_progress(core::Event& event, bool wait);
+void drain_direct(const core::Device& device);
+void flush_direct(const core::Device& device);
 
 }  // namespace parasol::runtime

@@ -84,8 +84,8 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
     return true;
   }
   pins.used_by(done_);
-  event.queued_direct(q);
-  on_vendor_completion<&HostCommand::on_vendor_done>(done_, this);  // this may be gone after
+  event.queued_direct(done_);
+  track_direct(event, done_, &HostCommand::on_vendor_done, this, event.profiled());  // this may be gone after
   return true;
 }
 

@@ -178,14 +178,19 @@ void TaskCommand::launch(core::Event& event) {
 core::Device* TaskCommand::resident_device() const {
   if (!rotation_ || handles_.empty() || !schedulers::is_data_aware(rotation_->scheduler()))
     return nullptr;
+  // Only where the data is on one device alone would the policy surely keep
+  // the command there; elsewhere the policy decides.
+  core::Device* only = nullptr;
   for (core::Device* d : rotation_->devices()) {
     if (d->is_native() || !rotation_->in_rotation(d) || !can_run_on(*d)) continue;
     bool all_there = true;
     for (starpu_data_handle_t h : handles_)
       all_there = all_there && starpu_data_is_on_node(h, d->worker().memory_node);
-    if (all_there) return d;
+    if (!all_there) continue;
+    if (only) return nullptr;
+    only = d;
   }
-  return nullptr;
+  return only;
 }
 
 bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> deps) {
@@ -211,8 +216,8 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
     return true;
   }
   pins.used_by(done_);
-  event.queued_direct(device->worker().queue);
-  on_vendor_completion<&TaskCommand::on_done>(done_, this);  // this may be gone after
+  event.queued_direct(done_);
+  track_direct(event, done_, &TaskCommand::on_done, this, event.profiled());  // this may be gone after
   return true;
 }
 
