@@ -30,6 +30,26 @@ KernelCommand::KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> 
 
 starpu_codelet* KernelCommand::codelet() { return kernel_codelet(kernel_->model_symbol()); }
 
+bool KernelCommand::launch_direct(core::Event& event, std::span<core::Event* const> deps) {
+  // Under a model-driven policy (a context queue), the models must have
+  // seen this launch shape on the device first.
+  if (!on_device_queue() && !model_warm_everywhere()) return false;
+  return try_direct(event, deps);
+}
+
+bool KernelCommand::model_warm_everywhere() const {
+  const std::uint32_t fp = footprint();
+  for (core::Device* d : kernel_->program()->context()->devices())
+    if (can_run_on(*d) && !model_has_samples(kernel_codelet(kernel_->model_symbol()), fp,
+                                                 d->worker().worker_id))
+      return false;
+  return true;
+}
+
+void KernelCommand::ran_through_starpu(const core::Device& device) {
+  model_sampled(kernel_codelet(kernel_->model_symbol()), footprint(), device.worker().worker_id);
+}
+
 bool KernelCommand::can_run_on(const core::Device& device) const {
   return kernel_->runs_on(&device);
 }

@@ -24,9 +24,7 @@ class KernelCommand final : public TaskCommand {
                 core::Device* pinned, unsigned sched_ctx);
   cl_int execute(void* buffers[], core::Device& device, cl_event& done) override;
   cl_int execute_on_host(void* buffers[], core::Device& device) override;
-  bool launch_direct(core::Event& event, std::span<core::Event* const> deps) override {
-    return try_direct(event, deps);
-  }
+  bool launch_direct(core::Event& event, std::span<core::Event* const> deps) override;
   // Launches that are alike (kernel, NDRange, buffer sizes) share a key.
   static std::uint64_t launch_key(const core::Kernel& kernel,
                                   const std::vector<core::KernelArg>& args, const NDRange& range);
@@ -37,8 +35,11 @@ class KernelCommand final : public TaskCommand {
  protected:
   const char* name() const override { return kernel_->name().c_str(); }
   starpu_codelet* codelet() override;
+  void ran_through_starpu(const core::Device& device) override;
 
  private:
+  bool model_warm_everywhere() const;
+
   core::Ref<core::Kernel> kernel_;
   std::vector<core::KernelArg> args_;
   std::vector<std::size_t> buffer_index_;  // per argument, into buffers[]

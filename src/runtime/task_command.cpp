@@ -140,6 +140,7 @@ void TaskCommand::on_done(void* self) {
   }
   core::Device* d = cmd->event_->executed_on();
   if (d) record_command(d->worker().worker_id, now_ns() - cmd->started_);
+  if (d && !cmd->direct_ && cmd->status_ == CL_COMPLETE) cmd->ran_through_starpu(*d);
   if (trace::enabled()) trace::record(*cmd->event_, cmd->name(), cmd->bytes(), cmd->status_);
   bool device_level = cmd->status_ == CL_OUT_OF_RESOURCES || cmd->status_ == CL_DEVICE_NOT_AVAILABLE;
   if (device_level && d && cmd->reschedule_after(*d)) return;
@@ -205,6 +206,7 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
   std::vector<void*> buffers(handles_.size());
   for (std::size_t i = 0; i < buffers.size(); ++i) buffers[i] = pins.interface(i);
   event_ = &event;
+  direct_ = true;
   event.begin_direct(device);
   log::debug("command '", name(), "' (event ", event.id(), ") goes directly to ", device->name(),
              " [", device->vendor_platform_name(), "]: its data is resident there");

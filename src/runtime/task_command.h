@@ -59,6 +59,9 @@ class TaskCommand : public core::Command {
   // for a context queue under a data-aware policy the device where all of
   // the command's data already is. False: StarPU's path.
   bool try_direct(core::Event& event, std::span<core::Event* const> deps);
+  bool on_device_queue() const { return pinned_ != nullptr; }
+  // After a successful run placed by StarPU (its models learnt from it).
+  virtual void ran_through_starpu(const core::Device&) {}
   virtual const char* name() const = 0;
 
  private:
@@ -86,6 +89,7 @@ class TaskCommand : public core::Command {
   cl_int status_ = CL_COMPLETE;
   cl_event done_ = nullptr;
   std::uint64_t started_ = 0;
+  bool direct_ = false;
 };
 
 }  // namespace parasol::runtime
