@@ -7,6 +7,7 @@
 
 #include "core/device.h"
 #include "runtime/deferred_release.h"
+#include "runtime/vendor_handle.h"
 #include "util/log.h"
 
 namespace parasol::runtime {
@@ -37,9 +38,7 @@ bool conflicts(starpu_data_access_mode a, starpu_data_access_mode b) {
 void prune(std::vector<cl_event>& uses) {
   if (uses.size() < 16) return;
   std::erase_if(uses, [](cl_event e) {
-    cl_int s = CL_QUEUED;
-    clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr);
-    if (s > CL_COMPLETE) return false;
+    if (vendor_event_status(e, CL_QUEUED) > CL_COMPLETE) return false;
     clReleaseEvent(e);
     return true;
   });

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/vendor_handle.h"
 #include "runtime/vendor_lock.h"
 #include "util/callback_scope.h"
 
@@ -57,11 +58,7 @@ Lane& lane_of(const core::Device& device) {
   return lanes[device.worker().worker_id];
 }
 
-bool vendor_complete(cl_event e) {
-  cl_int s = CL_QUEUED;
-  clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr);
-  return s <= CL_COMPLETE;
-}
+bool vendor_complete(cl_event e) { return vendor_event_status(e, CL_QUEUED) <= CL_COMPLETE; }
 
 void harvest(Lane& lane) {
   std::vector<Pending> finished;
@@ -115,6 +112,13 @@ void track_direct(core::Event& event, cl_event done, void (*complete)(void*), vo
   // Now and then, so that a vendor holding commands back starts them.
   if (periodic) clFlush(event.executed_on()->worker().queue);
   if (lazy_completion()) harvest(lane);
+}
+
+void hand_over_direct(core::Event& event, LeasePins& pins, cl_event done,
+                      void (*complete)(void*), void* self) {
+  pins.used_by(done);
+  event.queued_direct(done);
+  track_direct(event, done, complete, self, event.profiled());  // self may be gone after
 }
 
 void direct_progress(core::Event& event, bool wait) {

@@ -2,8 +2,8 @@
 // queued on its device, and whose buffers are resident there (data leases),
 // goes straight to the device's vendor queue from the enqueuing thread:
 // no StarPU task, no worker hand-off, no wait per command. The vendor's
-// in-order queue keeps the order; the vendor event's completion callback
-// completes the Parasol event. Everything else takes StarPU's path.
+// in-order queue keeps the order; track_direct() completes the Parasol
+// event when the vendor's does. Everything else takes StarPU's path.
 //
 // PARASOL_DIRECT=0 turns it off (every command then goes through StarPU).
 #pragma once
@@ -14,6 +14,7 @@
 
 #include "core/device.h"
 #include "core/event.h"
+#include "runtime/data_leases.h"
 
 namespace parasol::runtime {
 
@@ -41,6 +42,12 @@ bool dependencies_allow(const core::Device& device, std::span<core::Event* const
 // noticed even by a program that never waits). self may be gone after.
 void track_direct(core::Event& event, cl_event done, void (*complete)(void*), void* self,
                   bool arm_now);
+
+// What every direct command does once the vendor took it: its leases learn
+// which vendor command uses them (unpinned), the event becomes a direct
+// dependency for later commands, and the completion is tracked.
+void hand_over_direct(core::Event& event, LeasePins& pins, cl_event done,
+                      void (*complete)(void*), void* self);
 
 // The hooks of core::Event and core::CommandQueue for direct commands:
 // progress() arms the event's callback and flushes its vendor queue (wait:

@@ -7,6 +7,7 @@
 #include "runtime/data_leases.h"
 #include "runtime/direct_launch.h"
 #include "runtime/trace.h"
+#include "runtime/vendor_handle.h"
 #include "util/error_name.h"
 #include "util/log.h"
 
@@ -83,16 +84,13 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
     event.complete(err);  // may destroy this command
     return true;
   }
-  pins.used_by(done_);
-  event.queued_direct(done_);
-  track_direct(event, done_, &HostCommand::on_vendor_done, this, event.profiled());  // this may be gone after
+  hand_over_direct(event, pins, done_, &HostCommand::on_vendor_done, this);  // this may be gone after
   return true;
 }
 
 void HostCommand::on_vendor_done(void* self) {
   auto* cmd = static_cast<HostCommand*>(self);
-  cl_int status = CL_COMPLETE;
-  clGetEventInfo(cmd->done_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  cl_int status = vendor_event_status(cmd->done_, CL_COMPLETE);
   clReleaseEvent(cmd->done_);
   if (status < 0)
     log::error("transfer of event ", cmd->event_->id(), " failed in the vendor: ", error_name(status),

@@ -39,10 +39,9 @@ bool KernelCommand::launch_direct(core::Event& event, std::span<core::Event* con
 
 bool KernelCommand::model_warm_everywhere() const {
   const std::uint32_t fp = footprint();
+  const starpu_codelet* cl = kernel_codelet(kernel_->model_symbol());
   for (core::Device* d : kernel_->program()->context()->devices())
-    if (can_run_on(*d) && !model_has_samples(kernel_codelet(kernel_->model_symbol()), fp,
-                                                 d->worker().worker_id))
-      return false;
+    if (can_run_on(*d) && !model_has_samples(cl, fp, d->worker().worker_id)) return false;
   return true;
 }
 

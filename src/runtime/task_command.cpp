@@ -10,6 +10,7 @@
 #include "runtime/direct_launch.h"
 #include "runtime/device_stats.h"
 #include "runtime/trace.h"
+#include "runtime/vendor_handle.h"
 #include "runtime/vendor_lock.h"
 #include "schedulers/policy_names.h"
 #include "util/clock.h"
@@ -124,10 +125,9 @@ void TaskCommand::on_done(void* self) {
   auto* cmd = static_cast<TaskCommand*>(self);
   if (cmd->done_) {
     // StarPU saw the worker's queue pass this command: its event is final.
-    cl_int status = CL_COMPLETE;
     core::Device* d = cmd->event_->executed_on();
     VendorLock lock = lock_vendor(d ? d->worker().platform : nullptr);
-    clGetEventInfo(cmd->done_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+    cl_int status = vendor_event_status(cmd->done_, CL_COMPLETE);
     clReleaseEvent(cmd->done_);
     lock = {};
     if (status < 0) {
@@ -217,9 +217,7 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
     on_done(this);  // the vendor refused it: the event fails with its error
     return true;
   }
-  pins.used_by(done_);
-  event.queued_direct(done_);
-  track_direct(event, done_, &TaskCommand::on_done, this, event.profiled());  // this may be gone after
+  hand_over_direct(event, pins, done_, &TaskCommand::on_done, this);  // this may be gone after
   return true;
 }
 

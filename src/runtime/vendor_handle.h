@@ -10,6 +10,15 @@
 
 namespace parasol::runtime {
 
+// A vendor event's CL_EVENT_COMMAND_EXECUTION_STATUS, or if_unknown when
+// the vendor does not answer.
+inline cl_int vendor_event_status(cl_event e, cl_int if_unknown) {
+  cl_int s = if_unknown;
+  if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr) != CL_SUCCESS)
+    return if_unknown;
+  return s;
+}
+
 template <typename T, cl_int (*Release)(T)>
 class VendorHandle {
  public:
