@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <thread>
 #include <vector>
 
 namespace parasol::core {
@@ -29,6 +30,8 @@ cl_int platform_info(void* pl, cl_uint p, size_t s, void* v, size_t* r) {
 
 Device::Device(const runtime::VendorWorker& worker) : worker_(worker) {
   clGetDeviceInfo(worker_.device, CL_DEVICE_TYPE, sizeof type_, &type_, nullptr);
+  clGetDeviceInfo(worker_.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof compute_units_,
+                  &compute_units_, nullptr);
   clGetDeviceInfo(worker_.device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof base_align_bits_,
                   &base_align_bits_, nullptr);
   clGetDeviceInfo(worker_.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc_, &max_alloc_,
@@ -51,6 +54,7 @@ Device* Device::create_native(int worker_id) {
   d->worker_.worker_id = worker_id;
   d->worker_.memory_node = STARPU_MAIN_RAM;
   d->type_ = CL_DEVICE_TYPE_CPU;
+  d->compute_units_ = std::max(1u, std::thread::hardware_concurrency());
   d->name_ = "Parasol native CPU";
   d->vendor_platform_name_ = "Parasol";
   d->base_align_bits_ = 1024;

@@ -21,6 +21,7 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   const runtime::VendorWorker& worker() const { return worker_; }
   cl_device_id vendor() const { return worker_.device; }
   cl_device_type type() const { return type_; }
+  cl_uint compute_units() const { return compute_units_; }
   const std::string& name() const { return name_; }
   const std::string& vendor_platform_name() const { return vendor_platform_name_; }
   cl_uint mem_base_addr_align_bits() const { return base_align_bits_; }
@@ -35,6 +36,7 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
  private:
   runtime::VendorWorker worker_;
   cl_device_type type_ = 0;
+  cl_uint compute_units_ = 1;
   std::string name_;
   std::string vendor_platform_name_;
   cl_uint base_align_bits_ = 1024;

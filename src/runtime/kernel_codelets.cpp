@@ -4,7 +4,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <tuple>
 
 #include "runtime/task_command.h"
 
@@ -38,33 +37,6 @@ starpu_codelet* kernel_codelet(const std::string& symbol) {
     slot->codelet.name = slot->symbol.c_str();
   }
   return &slot->codelet;
-}
-
-namespace {
-
-struct SampleCounts {
-  std::mutex mutex;
-  std::map<std::tuple<const starpu_codelet*, std::uint32_t, int>, int> counts;
-};
-
-SampleCounts& sample_counts() {
-  static auto* c = new SampleCounts();  // never destroyed: used until exit
-  return *c;
-}
-
-}  // namespace
-
-bool model_has_samples(const starpu_codelet* codelet, std::uint32_t footprint, int worker) {
-  auto& c = sample_counts();
-  std::lock_guard lock(c.mutex);
-  auto it = c.counts.find({codelet, footprint, worker});
-  return it != c.counts.end() && it->second >= kSamplesBeforeDirect;
-}
-
-void model_sampled(const starpu_codelet* codelet, std::uint32_t footprint, int worker) {
-  auto& c = sample_counts();
-  std::lock_guard lock(c.mutex);
-  ++c.counts[{codelet, footprint, worker}];
 }
 
 }  // namespace parasol::runtime

@@ -21,12 +21,4 @@ class TaskCommand;
 // use, alive until the process ends: StarPU saves models at shutdown).
 starpu_codelet* kernel_codelet(const std::string& symbol);
 
-// The direct launch path bypasses StarPU, so its launches teach the models
-// nothing: a launch shape (codelet, footprint) goes direct on a worker only
-// once StarPU has measured it there this many times (its own calibration
-// minimum), so HEFT never places commands from empty models.
-constexpr int kSamplesBeforeDirect = 10;
-bool model_has_samples(const starpu_codelet* codelet, std::uint32_t footprint, int worker);
-void model_sampled(const starpu_codelet* codelet, std::uint32_t footprint, int worker);
-
 }  // namespace parasol::runtime

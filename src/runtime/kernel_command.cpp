@@ -39,14 +39,11 @@ bool KernelCommand::launch_direct(core::Event& event, std::span<core::Event* con
 
 bool KernelCommand::model_warm_everywhere() const {
   const std::uint32_t fp = footprint();
-  const starpu_codelet* cl = kernel_codelet(kernel_->model_symbol());
+  starpu_codelet* cl = kernel_codelet(kernel_->model_symbol());
   for (core::Device* d : kernel_->program()->context()->devices())
-    if (can_run_on(*d) && !model_has_samples(cl, fp, d->worker().worker_id)) return false;
+    if (can_run_on(*d) && !schedulers::model_calibrated(cl, fp, d->worker().worker_id, sched_ctx()))
+      return false;
   return true;
-}
-
-void KernelCommand::ran_through_starpu(const core::Device& device) {
-  model_sampled(kernel_codelet(kernel_->model_symbol()), footprint(), device.worker().worker_id);
 }
 
 bool KernelCommand::can_run_on(const core::Device& device) const {

@@ -35,7 +35,6 @@ class KernelCommand final : public TaskCommand {
  protected:
   const char* name() const override { return kernel_->name().c_str(); }
   starpu_codelet* codelet() override;
-  void ran_through_starpu(const core::Device& device) override;
 
  private:
   bool model_warm_everywhere() const;

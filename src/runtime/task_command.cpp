@@ -1,6 +1,7 @@
 #include "runtime/task_command.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <cstdint>
@@ -101,13 +102,27 @@ void TaskCommand::run_on_cpu(void* buffers[], void* self) {
   auto* cmd = static_cast<TaskCommand*>(self);
   core::Device& device = cmd->begin_on_worker();
   cmd->status_ = cmd->execute_on_host(buffers, device);
+  cmd->finished_ = now_ns();
 }
 
 int TaskCommand::can_execute(unsigned worker, starpu_task* task, unsigned) {
   core::Device* d = core::Platform::instance().device_for_worker(static_cast<int>(worker));
   TaskCommand* cmd = command_of(task);
   return d && cmd->can_run_on(*d) && cmd->fits_on(*d) &&
-         (!cmd->rotation_ || cmd->rotation_->in_rotation(d));
+         (!cmd->rotation_ || cmd->rotation_->in_rotation(d)) &&
+         !cmd->held_back(static_cast<int>(worker));
+}
+
+std::vector<core::Device*> TaskCommand::candidates() const {
+  std::vector<core::Device*> out;
+  for (core::Device* d : rotation_->devices())
+    if (rotation_->in_rotation(d) && can_run_on(*d) && fits_on(*d)) out.push_back(d);
+  return out;
+}
+
+bool TaskCommand::held_back(int worker) const {
+  const auto& h = calibration_.held_back;
+  return std::find(h.begin(), h.end(), worker) != h.end();
 }
 
 void TaskCommand::run_on_opencl(void* buffers[], void* self) {
@@ -118,6 +133,7 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
     // Oclgrind runs the kernel inside this wait: the vendor lock covers it.
     VendorLock lock = lock_vendor(device.worker().platform);
     clWaitForEvents(1, &cmd->done_);
+    cmd->finished_ = now_ns();
   }
 }
 
@@ -140,7 +156,13 @@ void TaskCommand::on_done(void* self) {
   }
   core::Device* d = cmd->event_->executed_on();
   if (d) record_command(d->worker().worker_id, now_ns() - cmd->started_);
-  if (d && !cmd->direct_ && cmd->status_ == CL_COMPLETE) cmd->ran_through_starpu(*d);
+  if (d && cmd->calibration_.calibrating >= 0) {
+    std::uint64_t end = cmd->finished_ ? cmd->finished_ : now_ns();
+    double us = cmd->status_ == CL_COMPLETE ? double(end - cmd->started_) * 1e-3 : NAN;
+    schedulers::calibration_ran(cmd->calibration_, cmd->task_, cmd->footprint(), *d,
+                                cmd->candidates(), cmd->sched_ctx_, us);
+    cmd->calibration_ = {};
+  }
   if (trace::enabled()) trace::record(*cmd->event_, cmd->name(), cmd->bytes(), cmd->status_);
   bool device_level = cmd->status_ == CL_OUT_OF_RESOURCES || cmd->status_ == CL_DEVICE_NOT_AVAILABLE;
   if (device_level && d && cmd->reschedule_after(*d)) return;
@@ -252,12 +274,19 @@ void TaskCommand::submit() {
       task->modes[i] = modes_[i];
     }
   }
+  // Model-driven policies on cold models: see schedulers/calibration_guard.h.
+  if (rotation_ && task->cl->model && schedulers::is_data_aware(rotation_->scheduler()))
+    calibration_ = schedulers::place_for_calibration(task, footprint(), candidates(), sched_ctx_);
+  task_ = task;
+  finished_ = 0;
   int rc = starpu_task_submit(task);
   if (rc != 0) {
     log::error("StarPU refused the task of command '", name(), "' (event ", event.id(),
                ", starpu_task_submit returned ", rc, "): no device of ",
                pinned_ ? "its queue" : "the context", " can run it; it fails with "
                "CL_OUT_OF_RESOURCES");
+    schedulers::calibration_abandoned(calibration_, task, footprint());
+    calibration_ = {};
     task->destroy = 0;
     starpu_task_destroy(task);
     event.complete(CL_OUT_OF_RESOURCES);

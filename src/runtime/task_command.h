@@ -14,6 +14,7 @@
 #include "core/context.h"
 #include "core/device.h"
 #include "core/event.h"
+#include "schedulers/calibration_guard.h"
 
 namespace parasol::runtime {
 
@@ -60,13 +61,15 @@ class TaskCommand : public core::Command {
   // the command's data already is. False: StarPU's path.
   bool try_direct(core::Event& event, std::span<core::Event* const> deps);
   bool on_device_queue() const { return pinned_ != nullptr; }
-  // After a successful run placed by StarPU (its models learnt from it).
-  virtual void ran_through_starpu(const core::Device&) {}
+  unsigned sched_ctx() const { return sched_ctx_; }
   virtual const char* name() const = 0;
 
  private:
   // Whether every buffer of the task fits on the device at once.
   bool fits_on(const core::Device& device) const;
+  // The devices of a context queue's context that may take the command.
+  std::vector<core::Device*> candidates() const;
+  bool held_back(int worker) const;
   core::Device* resident_device() const;
 
   static void run_on_opencl(void* buffers[], void* self);
@@ -89,6 +92,9 @@ class TaskCommand : public core::Command {
   cl_int status_ = CL_COMPLETE;
   cl_event done_ = nullptr;
   std::uint64_t started_ = 0;
+  std::uint64_t finished_ = 0;  // when the worker saw the vendor command done
+  starpu_task* task_ = nullptr;
+  schedulers::CalibrationPlacement calibration_;
   bool direct_ = false;
 };
 

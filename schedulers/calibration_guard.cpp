@@ -1,0 +1,186 @@
+#include "schedulers/calibration_guard.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "util/log.h"
+
+namespace parasol::schedulers {
+namespace {
+
+struct Slot {
+  int in_flight = 0;       // commands placed here to calibrate, not yet done
+  double first_us = NAN;   // fastest measurement of a calibrating run so far
+};
+
+struct Guard {
+  std::mutex mutex;
+  std::map<std::tuple<const starpu_perfmodel*, std::uint32_t, int>, Slot> slots;
+  Slot& slot(const starpu_perfmodel* m, std::uint32_t fp, int worker) {
+    return slots[{m, fp, worker}];
+  }
+};
+
+Guard& guard() {
+  static auto* g = new Guard();  // never destroyed: task callbacks run until exit
+  return *g;
+}
+
+int worker_of(const core::Device* d) { return d->worker().worker_id; }
+
+starpu_perfmodel_arch* arch_of(const core::Device* d, unsigned sched_ctx) {
+  return starpu_worker_get_perf_archtype(worker_of(d), sched_ctx);
+}
+
+// NaN while StarPU's model has no value for the task on d.
+double expected_us(starpu_task* task, const core::Device* d, unsigned sched_ctx) {
+  return starpu_task_expected_length(task, arch_of(d, sched_ctx), 0);
+}
+
+// Before any measurement: an accelerator before a CPU (Oclgrind calls its
+// simulator every type at once: not an accelerator), then more compute units.
+bool likely_faster(const core::Device* a, const core::Device* b) {
+  auto accel = [](const core::Device* d) {
+    return (d->type() & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0 &&
+           (d->type() & CL_DEVICE_TYPE_CPU) == 0;
+  };
+  if (accel(a) != accel(b)) return accel(a);
+  return a->compute_units() > b->compute_units();
+}
+
+int calibration_minimum() {
+  static const int n = starpu_get_env_number_default("STARPU_CALIBRATE_MINIMUM", 10);
+  return n;
+}
+
+CalibrationPlacement only_on(const core::Device* pick, std::span<core::Device* const> devices) {
+  CalibrationPlacement p;
+  for (const core::Device* d : devices)
+    if (d != pick) p.held_back.push_back(worker_of(d));
+  p.calibrating = worker_of(pick);
+  return p;
+}
+
+struct Measured {
+  const core::Device* device = nullptr;  // the fastest measured device, if any
+  double us = INFINITY;
+};
+
+// A device measured (measured_us) far slower than the fastest measured one
+// is recorded as calibrated with that measurement; task has the footprint.
+bool calibrate_if_far_slower(starpu_task* task, const core::Device* d, double measured_us,
+                             const Measured& best, unsigned sched_ctx) {
+  if (!best.device || std::isnan(measured_us) || measured_us < kFarSlower * best.us) return false;
+  starpu_perfmodel* model = task->cl->model;
+  for (int i = 1; i < calibration_minimum(); ++i)
+    starpu_perfmodel_update_history(model, task, arch_of(d, sched_ctx),
+                                    static_cast<unsigned>(worker_of(d)), 0, measured_us);
+  log::info("kernel '", model->symbol, "' took ", measured_us, " us on ", d->name(), " [",
+            d->vendor_platform_name(), "], ", measured_us / best.us, "x its time on ",
+            best.device->name(), ": that measurement calibrates its model there");
+  return true;
+}
+
+}  // namespace
+
+CalibrationPlacement place_for_calibration(starpu_task* task, std::uint32_t footprint,
+                                           std::span<core::Device* const> devices,
+                                           unsigned sched_ctx) {
+  const starpu_perfmodel* model = task->cl->model;
+  if (!model || devices.size() < 2) return {};
+  std::vector<core::Device*> unmeasured;
+  Measured best;
+  for (core::Device* d : devices) {
+    double t = expected_us(task, d, sched_ctx);
+    if (std::isnan(t))
+      unmeasured.push_back(d);
+    else if (t < best.us)
+      best = {d, t};
+  }
+  if (unmeasured.empty()) return {};  // the policy decides from its models
+
+  auto& g = guard();
+  std::lock_guard lock(g.mutex);
+  auto slot = [&](const core::Device* d) -> Slot& { return g.slot(model, footprint, worker_of(d)); };
+  std::vector<core::Device*> idle, busy;
+  for (core::Device* d : unmeasured) {
+    if (calibrate_if_far_slower(task, d, slot(d).first_us, best, sched_ctx)) continue;
+    (slot(d).in_flight == 0 ? idle : busy).push_back(d);
+  }
+  if (!idle.empty()) {
+    // Calibrate the likely fastest idle device first: its measurements
+    // decide the most.
+    core::Device* pick = *std::min_element(idle.begin(), idle.end(), likely_faster);
+    ++slot(pick).in_flight;
+    return only_on(pick, devices);
+  }
+  if (busy.empty()) return {};  // all measured now
+  // Every unmeasured device is busy measuring. One that may be faster than
+  // the measured ones stays a candidate (the policy then sends it the
+  // command to calibrate); the others wait for their measurement.
+  auto may_beat = [&](const core::Device* d, const core::Device* than, double than_us) {
+    double first = slot(d).first_us;
+    return std::isnan(first) ? likely_faster(d, than) : first < than_us;
+  };
+  if (best.device) {
+    CalibrationPlacement p;
+    for (core::Device* d : busy)
+      if (!may_beat(d, best.device, best.us)) p.held_back.push_back(worker_of(d));
+    return p;
+  }
+  // Nothing measured yet: the device that measured fastest so far, else the
+  // likely fastest, takes the command.
+  auto faster = [&](const core::Device* a, const core::Device* b) {
+    double ta = slot(a).first_us, tb = slot(b).first_us;
+    if (std::isnan(ta) != std::isnan(tb)) return !std::isnan(ta);
+    return std::isnan(ta) ? likely_faster(a, b) : ta < tb;
+  };
+  core::Device* pick = *std::min_element(busy.begin(), busy.end(), faster);
+  ++slot(pick).in_flight;
+  return only_on(pick, devices);
+}
+
+void calibration_ran(const CalibrationPlacement& placement, starpu_task* task,
+                     std::uint32_t footprint, const core::Device& device,
+                     std::span<core::Device* const> devices, unsigned sched_ctx,
+                     double measured_us) {
+  starpu_perfmodel* model = task->cl->model;
+  if (placement.calibrating < 0 || !model) return;
+  auto& g = guard();
+  {
+    std::lock_guard lock(g.mutex);
+    Slot& s = g.slot(model, footprint, placement.calibrating);
+    --s.in_flight;
+    if (placement.calibrating != worker_of(&device) || std::isnan(measured_us)) return;
+    if (std::isnan(s.first_us) || measured_us < s.first_us) s.first_us = measured_us;
+  }
+  if (!std::isnan(expected_us(task, &device, sched_ctx))) return;  // calibrated now
+  Measured best;
+  for (const core::Device* d : devices) {
+    if (d == &device) continue;
+    double t = expected_us(task, d, sched_ctx);
+    if (!std::isnan(t) && t < best.us) best = {d, t};
+  }
+  calibrate_if_far_slower(task, &device, measured_us, best, sched_ctx);
+}
+
+void calibration_abandoned(const CalibrationPlacement& placement, const starpu_task* task,
+                           std::uint32_t footprint) {
+  if (placement.calibrating < 0 || !task->cl->model) return;
+  auto& g = guard();
+  std::lock_guard lock(g.mutex);
+  --g.slot(task->cl->model, footprint, placement.calibrating).in_flight;
+}
+
+bool model_calibrated(starpu_codelet* codelet, std::uint32_t footprint, int worker,
+                      unsigned sched_ctx) {
+  starpu_perfmodel* model = codelet->model;
+  if (!model || !model->is_loaded) return false;
+  return !std::isnan(starpu_perfmodel_history_based_expected_perf(
+      model, starpu_worker_get_perf_archtype(worker, sched_ctx), footprint));
+}
+
+}  // namespace parasol::schedulers
