@@ -1,0 +1,258 @@
+// The direct launch path (src/runtime/direct_launch.h) and its data leases:
+// commands that skip StarPU must see, and leave, the same data as those that
+// do not. Each scenario hands a leased buffer to another user (a host map,
+// another device, StarPU's path, a release) and checks the values against a
+// CPU reference. ctest also runs this binary with PARASOL_DIRECT=0 (every
+// command through StarPU): the same values, and no direct launch logged.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/parasol_test.h"
+
+using namespace parasol_test;
+
+namespace {
+
+// Parasol logs its placement decisions at debug level, to stderr: the
+// process keeps them in a file, so a test can tell that its commands did go
+// direct (an assertion that could not fail otherwise).
+class PlacementLog {
+ public:
+  PlacementLog() {
+    setenv("PARASOL_LOG", "debug", 1);  // before Parasol's first call
+    char name[] = "/tmp/parasol-direct-log-XXXXXX";
+    int fd = mkstemp(name);
+    if (fd < 0) return;
+    path_ = name;
+    std::fflush(stderr);
+    dup2(fd, 2);
+    close(fd);
+  }
+  ~PlacementLog() {
+    if (!path_.empty()) unlink(path_.c_str());
+  }
+  // What was logged since the previous call.
+  std::string take() {
+    std::fflush(stderr);
+    std::ifstream in(path_);
+    std::stringstream all;
+    all << in.rdbuf();
+    std::string s = all.str();
+    std::string fresh = s.size() > seen_ ? s.substr(seen_) : std::string();
+    seen_ = s.size();
+    return fresh;
+  }
+
+ private:
+  std::string path_;
+  std::size_t seen_ = 0;
+};
+
+PlacementLog& placement_log() {
+  static PlacementLog log;
+  return log;
+}
+const bool kLogInstalled = (placement_log(), true);
+
+bool direct_enabled() {
+  const char* v = std::getenv("PARASOL_DIRECT");
+  return !(v && std::string(v) == "0");
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Direct launches logged since the last call: none when the path is off.
+void check_direct_launches(int at_least) {
+  std::string log = placement_log().take();
+  int direct = count(log, "goes directly to");
+  INFO("direct launches logged: " << direct);
+  if (direct_enabled())
+    CHECK(direct >= at_least);
+  else
+    CHECK(direct == 0);
+}
+
+const char* kSource =
+    "__kernel void halve_add(__global float* y, float a) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  y[i] = y[i] * 0.5f + a;\n"
+    "}\n";
+
+// y <- y/2 + a, `times` times, on the CPU.
+void step_on_cpu(std::vector<float>& y, float a, int times) {
+  for (int t = 0; t < times; ++t)
+    for (auto& v : y) v = v * 0.5f + a;
+}
+
+std::vector<float> initial(size_t n) {
+  std::vector<float> y(n);
+  for (size_t i = 0; i < n; ++i) y[i] = float(i % 97);
+  return y;
+}
+
+void enqueue_steps(cl_command_queue q, cl_kernel k, cl_mem y, float a, int times, size_t n) {
+  set_args(k, y, a);
+  for (int t = 0; t < times; ++t)
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+}
+
+std::vector<float> read_all(cl_command_queue q, cl_mem m, size_t n) {
+  std::vector<float> out(n);
+  CL_REQUIRE(clEnqueueReadBuffer(q, m, CL_TRUE, 0, n * sizeof(float), out.data(), 0, nullptr,
+                                 nullptr));
+  return out;
+}
+
+void check_equal(const std::vector<float>& got, const std::vector<float>& want) {
+  REQUIRE(got.size() == want.size());
+  size_t wrong = 0, first = got.size();
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != Approx(want[i]).epsilon(1e-6)) {
+      if (!wrong) first = i;
+      ++wrong;
+    }
+  INFO(wrong << " values differ, first at " << first);
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("a chain on a device queue goes direct and computes what the CPU computes") {
+  auto devs = pocl_devices();
+  REQUIRE(!devs.empty());
+  Context ctx({devs[0]});
+  Queue q(ctx, devs[0]);
+  Program prog(ctx, kSource);
+  Kernel k(prog, "halve_add");
+  const size_t n = 4096;
+  auto want = initial(n);
+  Mem y(ctx, CL_MEM_READ_WRITE, n * sizeof(float));
+  placement_log().take();
+  CL_REQUIRE(clEnqueueWriteBuffer(q, y, CL_FALSE, 0, n * sizeof(float), want.data(), 0, nullptr,
+                                  nullptr));
+  enqueue_steps(q, k, y, 3.0f, 20, n);
+  step_on_cpu(want, 3.0f, 20);
+  check_equal(read_all(q, y, n), want);
+  check_direct_launches(10);  // the first launch leases the buffer; the rest follow it
+}
+
+TEST_CASE("a host map of a leased buffer sees the direct kernels' results, and they see its writes") {
+  auto devs = pocl_devices();
+  REQUIRE(!devs.empty());
+  Context ctx({devs[0]});
+  Queue q(ctx, devs[0]);
+  Program prog(ctx, kSource);
+  Kernel k(prog, "halve_add");
+  const size_t n = 2048;
+  auto want = initial(n);
+  Mem y(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data());
+  placement_log().take();
+  enqueue_steps(q, k, y, 1.0f, 8, n);
+  step_on_cpu(want, 1.0f, 8);
+  cl_int err = CL_SUCCESS;
+  auto* p = static_cast<float*>(clEnqueueMapBuffer(q, y, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                                   n * sizeof(float), 0, nullptr, nullptr, &err));
+  CL_REQUIRE(err);
+  check_equal(std::vector<float>(p, p + n), want);
+  for (size_t i = 0; i < n; ++i) p[i] = float(i);
+  CL_REQUIRE(clEnqueueUnmapMemObject(q, y, p, 0, nullptr, nullptr));
+  for (size_t i = 0; i < n; ++i) want[i] = float(i);
+  enqueue_steps(q, k, y, 2.0f, 8, n);
+  step_on_cpu(want, 2.0f, 8);
+  check_equal(read_all(q, y, n), want);
+  check_direct_launches(8);
+}
+
+TEST_CASE("a buffer leased on one device reaches another device with its latest values") {
+  auto devs = pocl_devices();
+  REQUIRE(devs.size() >= 2);
+  Context ctx({devs[0], devs[1]});
+  Queue qa(ctx, devs[0]), qb(ctx, devs[1]);
+  Program prog(ctx, kSource);
+  Kernel ka(prog, "halve_add"), kb(prog, "halve_add");
+  const size_t n = 4096;
+  auto want = initial(n);
+  Mem y(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data());
+  placement_log().take();
+  // Alternate devices: rounds ordered by clFinish go direct (the buffer's
+  // lease moves), rounds ordered by an event from the other device's queue
+  // take StarPU's path; both keep one history of the data.
+  for (int round = 0; round < 12; ++round) {
+    bool on_b = round % 2;
+    cl_command_queue q = on_b ? qb.q : qa.q;
+    float a = float(round + 1);
+    enqueue_steps(q, on_b ? kb.k : ka.k, y, a, 4, n);
+    step_on_cpu(want, a, 4);
+    if (round < 6) {
+      CL_REQUIRE(clFinish(q));
+    } else {
+      Event marker;
+      CL_REQUIRE(clEnqueueMarkerWithWaitList(q, 0, nullptr, &marker));
+      CL_REQUIRE(clEnqueueBarrierWithWaitList(on_b ? qa.q : qb.q, 1, &marker.e, nullptr));
+    }
+  }
+  check_equal(read_all(qa, y, n), want);
+  check_equal(read_all(qb, y, n), want);
+  check_direct_launches(6 * 4);
+}
+
+TEST_CASE("a leased buffer used by a context queue's StarPU task keeps one history") {
+  auto devs = pocl_devices();
+  REQUIRE(!devs.empty());
+  cl_context_properties eager[] = {CL_CONTEXT_SCHEDULER_PARASOL,
+                                   reinterpret_cast<cl_context_properties>("eager"), 0};
+  Context ctx({devs[0]}, eager);
+  Queue dq(ctx, devs[0]);
+  Queue cq(ctx, nullptr);  // eager never goes direct: StarPU's path
+  Program prog(ctx, kSource);
+  Kernel k(prog, "halve_add");
+  const size_t n = 1024;
+  auto want = initial(n);
+  Mem y(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data());
+  placement_log().take();
+  for (int round = 0; round < 4; ++round) {
+    enqueue_steps(dq, k, y, 1.5f, 3, n);
+    step_on_cpu(want, 1.5f, 3);
+    CL_REQUIRE(clFinish(dq));
+    enqueue_steps(cq, k, y, 0.5f, 3, n);
+    step_on_cpu(want, 0.5f, 3);
+    CL_REQUIRE(clFinish(cq));
+  }
+  check_equal(read_all(dq, y, n), want);
+  check_direct_launches(4);
+}
+
+TEST_CASE("releasing a leased buffer while its direct commands run is safe") {
+  auto devs = pocl_devices();
+  REQUIRE(!devs.empty());
+  Context ctx({devs[0]});
+  Queue q(ctx, devs[0]);
+  Program prog(ctx, kSource);
+  Kernel k(prog, "halve_add");
+  const size_t n = 1 << 16;
+  auto want = initial(n);
+  Mem kept(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data());
+  placement_log().take();
+  for (int i = 0; i < 5; ++i) {
+    cl_int err = CL_SUCCESS;
+    cl_mem gone = clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data(), &err);
+    CL_REQUIRE(err);
+    enqueue_steps(q, k, gone, 1.0f, 10, n);
+    CL_REQUIRE(clReleaseMemObject(gone));  // commands still in flight hold it
+    enqueue_steps(q, k, kept, 1.0f, 2, n);
+  }
+  CL_REQUIRE(clFinish(q));
+  step_on_cpu(want, 1.0f, 10);
+  check_equal(read_all(q, kept, n), want);
+  check_direct_launches(20);
+}
