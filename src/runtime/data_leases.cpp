@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <unordered_map>
 
@@ -20,7 +21,9 @@ struct Lease {
   std::size_t bytes;
   int pins = 0;                  // direct commands between pin and vendor enqueue
   bool recalled = false;         // given back once unpinned and its uses completed
-  std::vector<cl_event> uses;    // retained vendor events of the commands that used it
+  // Retained vendor events of the commands that used it, in about the order
+  // they were enqueued on the device's in-order vendor queue.
+  std::deque<cl_event> uses;
 };
 
 namespace {
@@ -33,15 +36,18 @@ bool conflicts(starpu_data_access_mode a, starpu_data_access_mode b) {
   return (a & STARPU_W) || (b & STARPU_W);
 }
 
-// Drops the uses that already completed, so a long-held lease does not
-// accumulate vendor events.
-void prune(std::vector<cl_event>& uses) {
-  if (uses.size() < 16) return;
-  std::erase_if(uses, [](cl_event e) {
-    if (vendor_event_status(e, CL_QUEUED) > CL_COMPLETE) return false;
-    clReleaseEvent(e);
-    return true;
-  });
+// Drops the oldest uses once completed, so a long-held lease does not
+// accumulate vendor events. Only from the front, and once every 16 uses:
+// scanning every use at every command made a long stream of queued
+// commands quadratic. (The vendor queue runs in order, so the front
+// completes first; a use enqueued out of turn by a racing thread merely
+// stays a little longer.)
+void prune(std::deque<cl_event>& uses) {
+  if (uses.size() % 16 != 0) return;
+  while (!uses.empty() && vendor_event_status(uses.front(), CL_QUEUED) <= CL_COMPLETE) {
+    clReleaseEvent(uses.front());
+    uses.pop_front();
+  }
 }
 
 // Hands the acquisition back to StarPU once every vendor command that used
