@@ -13,9 +13,10 @@
 //    measured devices (the policy then weighs them by their models), or,
 //    before any device is measured, to the device most likely fastest
 //    (an accelerator before a CPU, then the most compute units);
-//  - a device whose first measurement shows it far slower than a measured
-//    device is recorded as calibrated with that measurement, so that HEFT
-//    gives it work only where its real cost pays off.
+//  - a device whose first two runs show it far slower than a measured
+//    device is recorded as calibrated with the faster of them (a first
+//    launch may pay one-time costs), so that HEFT gives it work only where
+//    its real cost pays off.
 #pragma once
 
 #include <starpu.h>
@@ -33,8 +34,8 @@ struct CalibrationPlacement {
   int calibrating = -1;        // the worker the command calibrates, or -1
 };
 
-// How much slower than a measured device a device's first measurement must
-// be for it to count as calibrated at once.
+// How much slower than a measured device a device's first runs must be for
+// it to count as calibrated at once.
 constexpr double kFarSlower = 4.0;
 
 // task: built (codelet with a model, buffers, cl_arg) but not submitted;
@@ -55,7 +56,7 @@ void calibration_abandoned(const CalibrationPlacement& placement, const starpu_t
                            std::uint32_t footprint);
 
 // Whether StarPU's model of `codelet` has enough measurements of this
-// footprint on `worker` (persisted models and recorded first measurements
+// footprint on `worker` (persisted models and recorded first runs
 // count). False before the model was first used.
 bool model_calibrated(starpu_codelet* codelet, std::uint32_t footprint, int worker,
                       unsigned sched_ctx);
