@@ -125,15 +125,26 @@ void check_equal(const std::vector<float>& got, const std::vector<float>& want) 
   CHECK(wrong == 0);
 }
 
+// One PoCL device, a device queue on it and the kernel.
+struct OneDevice {
+  cl_device_id dev = first_pocl();
+  Context ctx{{dev}};
+  Queue q{ctx, dev};
+  Program prog{ctx, kSource};
+  Kernel k{prog, "halve_add"};
+
+  static cl_device_id first_pocl() {
+    auto devs = pocl_devices();
+    REQUIRE(!devs.empty());
+    return devs[0];
+  }
+};
+
 }  // namespace
 
 TEST_CASE("a chain on a device queue goes direct and computes what the CPU computes") {
-  auto devs = pocl_devices();
-  REQUIRE(!devs.empty());
-  Context ctx({devs[0]});
-  Queue q(ctx, devs[0]);
-  Program prog(ctx, kSource);
-  Kernel k(prog, "halve_add");
+  OneDevice d;
+  auto& [dev, ctx, q, prog, k] = d;
   const size_t n = 4096;
   auto want = initial(n);
   Mem y(ctx, CL_MEM_READ_WRITE, n * sizeof(float));
@@ -147,12 +158,8 @@ TEST_CASE("a chain on a device queue goes direct and computes what the CPU compu
 }
 
 TEST_CASE("a host map of a leased buffer sees the direct kernels' results, and they see its writes") {
-  auto devs = pocl_devices();
-  REQUIRE(!devs.empty());
-  Context ctx({devs[0]});
-  Queue q(ctx, devs[0]);
-  Program prog(ctx, kSource);
-  Kernel k(prog, "halve_add");
+  OneDevice d;
+  auto& [dev, ctx, q, prog, k] = d;
   const size_t n = 2048;
   auto want = initial(n);
   Mem y(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data());
@@ -233,12 +240,8 @@ TEST_CASE("a leased buffer used by a context queue's StarPU task keeps one histo
 }
 
 TEST_CASE("releasing a leased buffer while its direct commands run is safe") {
-  auto devs = pocl_devices();
-  REQUIRE(!devs.empty());
-  Context ctx({devs[0]});
-  Queue q(ctx, devs[0]);
-  Program prog(ctx, kSource);
-  Kernel k(prog, "halve_add");
+  OneDevice d;
+  auto& [dev, ctx, q, prog, k] = d;
   const size_t n = 1 << 16;
   auto want = initial(n);
   Mem kept(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data());

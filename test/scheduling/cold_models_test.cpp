@@ -29,21 +29,6 @@ std::string fresh_source() {
 cl_context_properties heft[] = {CL_CONTEXT_SCHEDULER_PARASOL,
                                 reinterpret_cast<cl_context_properties>("heft"), 0};
 
-cl_parasol_device_stats stats(cl_device_id d) {
-  auto fn = reinterpret_cast<clGetDeviceStatsPARASOL_fn>(
-      clGetExtensionFunctionAddressForPlatform(parasol_platform(), "clGetDeviceStatsPARASOL"));
-  REQUIRE(fn);
-  cl_parasol_device_stats s{};
-  CL_REQUIRE(fn(d, &s));
-  return s;
-}
-
-cl_device_id ran_on(cl_event e) {
-  cl_device_id d = nullptr;
-  CL_REQUIRE(clGetEventInfo(e, CL_EVENT_DEVICE_PARASOL, sizeof d, &d, nullptr));
-  return d;
-}
-
 }  // namespace
 
 TEST_CASE("under heft on cold models a far slower device calibrates with two commands") {
@@ -98,11 +83,11 @@ TEST_CASE("under heft on cold models a far slower device calibrates with two com
     set_args(k, ys[0]->m, a, reps);
     CL_REQUIRE(clEnqueueNDRangeKernel(dq, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
     CL_REQUIRE(clFinish(dq));
-    auto before = stats(d);
+    auto before = device_stats(d);
     for (int i = 0; i < 3; ++i)
       CL_REQUIRE(clEnqueueNDRangeKernel(dq, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
     CL_REQUIRE(clFinish(dq));
-    auto after = stats(d);
+    auto after = device_stats(d);
     return double(after.busy_ns - before.busy_ns) / double(after.commands - before.commands);
   };
   double ratio = mean_ns(devs[1]) / mean_ns(devs[0]);

@@ -18,8 +18,7 @@ const char* kAddOne =
 std::map<cl_device_id, int> placements(const std::vector<Event>& events) {
   std::map<cl_device_id, int> count;
   for (const auto& e : events) {
-    cl_device_id d = nullptr;
-    CL_REQUIRE(clGetEventInfo(e, CL_EVENT_DEVICE_PARASOL, sizeof d, &d, nullptr));
+    cl_device_id d = ran_on(e);
     REQUIRE(d != nullptr);
     ++count[d];
   }

@@ -22,27 +22,13 @@ const char* kSaxpyLoop =
 cl_context_properties heft[] = {CL_CONTEXT_SCHEDULER_PARASOL,
                                 reinterpret_cast<cl_context_properties>("heft"), 0};
 
-clGetDeviceStatsPARASOL_fn stats_fn() {
-  auto fn = reinterpret_cast<clGetDeviceStatsPARASOL_fn>(
-      clGetExtensionFunctionAddressForPlatform(parasol_platform(), "clGetDeviceStatsPARASOL"));
-  REQUIRE(fn);
-  return fn;
-}
-
 cl_ulong bytes_moved(const std::vector<cl_device_id>& devs) {
   cl_ulong total = 0;
   for (auto d : devs) {
-    cl_parasol_device_stats s{};
-    CL_REQUIRE(stats_fn()(d, &s));
+    auto s = device_stats(d);
     total += s.bytes_in + s.bytes_out;
   }
   return total;
-}
-
-cl_device_id ran_on(cl_event e) {
-  cl_device_id d = nullptr;
-  CL_REQUIRE(clGetEventInfo(e, CL_EVENT_DEVICE_PARASOL, sizeof d, &d, nullptr));
-  return d;
 }
 
 }  // namespace
@@ -120,11 +106,6 @@ TEST_CASE("under heft with warm models the faster device receives more of the wo
   };
   // Which device is faster is measured, not assumed (PoCL beats Oclgrind; a
   // GPU may beat PoCL): mean busy time per command on each device alone.
-  auto stats = [&](cl_device_id d) {
-    cl_parasol_device_stats s{};
-    CL_REQUIRE(stats_fn()(d, &s));
-    return s;
-  };
   // Each device measured on a device queue of its own, after one launch
   // that pays for its first-launch costs (PoCL compiles a kernel's
   // work-group function at its first launch).
@@ -139,9 +120,9 @@ TEST_CASE("under heft with warm models the faster device receives more of the wo
     }
   };
   run_alone(1);
-  auto before0 = stats(devs[0]), before1 = stats(devs[1]);
+  auto before0 = device_stats(devs[0]), before1 = device_stats(devs[1]);
   run_alone(3);
-  auto after0 = stats(devs[0]), after1 = stats(devs[1]);
+  auto after0 = device_stats(devs[0]), after1 = device_stats(devs[1]);
   run_round(nullptr);  // calibration
   run_round(nullptr);
   std::vector<Event> events(buffers);

@@ -52,6 +52,21 @@ std::string device_name(cl_device_id d) {
   return name;
 }
 
+cl_device_id ran_on(cl_event e) {
+  cl_device_id d = nullptr;
+  CL_REQUIRE(clGetEventInfo(e, CL_EVENT_DEVICE_PARASOL, sizeof d, &d, nullptr));
+  return d;
+}
+
+cl_parasol_device_stats device_stats(cl_device_id d) {
+  auto fn = reinterpret_cast<clGetDeviceStatsPARASOL_fn>(
+      clGetExtensionFunctionAddressForPlatform(parasol_platform(), "clGetDeviceStatsPARASOL"));
+  REQUIRE(fn);
+  cl_parasol_device_stats s{};
+  CL_REQUIRE(fn(d, &s));
+  return s;
+}
+
 std::string vendor_of(cl_device_id d) {
   char name[256] = "";
   clGetDeviceInfo(d, CL_DEVICE_VENDOR_PLATFORM_NAME_PARASOL, sizeof name, name, nullptr);

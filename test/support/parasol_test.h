@@ -42,6 +42,10 @@ std::vector<cl_device_id> oclgrind_devices();
 
 std::string device_name(cl_device_id d);
 std::string vendor_of(cl_device_id d);  // CL_DEVICE_VENDOR_PLATFORM_NAME_PARASOL
+// The Parasol device that ran the command of e (CL_EVENT_DEVICE_PARASOL).
+cl_device_id ran_on(cl_event e);
+// clGetDeviceStatsPARASOL: commands, busy time, bytes moved of a device.
+cl_parasol_device_stats device_stats(cl_device_id d);
 
 // Owning wrappers so a failed REQUIRE never leaks handles.
 struct Context {
