@@ -187,12 +187,12 @@ void calibration_abandoned(const CalibrationPlacement& placement, const starpu_t
   --g.slot(task->cl->model, footprint, placement.calibrating).in_flight;
 }
 
-bool model_calibrated(starpu_codelet* codelet, std::uint32_t footprint, int worker,
-                      unsigned sched_ctx) {
+double model_expected_us(starpu_codelet* codelet, std::uint32_t footprint, int worker,
+                         unsigned sched_ctx) {
   starpu_perfmodel* model = codelet->model;
-  if (!model || !model->is_loaded) return false;
-  return !std::isnan(starpu_perfmodel_history_based_expected_perf(
-      model, starpu_worker_get_perf_archtype(worker, sched_ctx), footprint));
+  if (!model || !model->is_loaded) return NAN;
+  return starpu_perfmodel_history_based_expected_perf(
+      model, starpu_worker_get_perf_archtype(worker, sched_ctx), footprint);
 }
 
 }  // namespace parasol::schedulers

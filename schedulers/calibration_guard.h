@@ -55,10 +55,10 @@ void calibration_ran(const CalibrationPlacement& placement, starpu_task* task,
 void calibration_abandoned(const CalibrationPlacement& placement, const starpu_task* task,
                            std::uint32_t footprint);
 
-// Whether StarPU's model of `codelet` has enough measurements of this
-// footprint on `worker` (persisted models and recorded first runs
-// count). False before the model was first used.
-bool model_calibrated(starpu_codelet* codelet, std::uint32_t footprint, int worker,
-                      unsigned sched_ctx);
+// What StarPU's model of `codelet` expects this footprint to take on
+// `worker` (us), or NaN while it has too few measurements there (persisted
+// models and recorded first runs count) or before the model was first used.
+double model_expected_us(starpu_codelet* codelet, std::uint32_t footprint, int worker,
+                         unsigned sched_ctx);
 
 }  // namespace parasol::schedulers

@@ -3,6 +3,8 @@
 #include "runtime/kernel_codelets.h"
 #include "runtime/native/native_compiler.h"
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <string>
 
@@ -31,19 +33,26 @@ KernelCommand::KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> 
 starpu_codelet* KernelCommand::codelet() { return kernel_codelet(kernel_->model_symbol()); }
 
 bool KernelCommand::launch_direct(core::Event& event, std::span<core::Event* const> deps) {
-  // Under a model-driven policy (a context queue), the models must have
-  // seen this launch shape on the device first.
-  if (!on_device_queue() && !model_warm_everywhere()) return false;
   return try_direct(event, deps);
 }
 
-bool KernelCommand::model_warm_everywhere() const {
+bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
+  // The direct path bypasses StarPU: its launches teach the models nothing,
+  // so the models must know this launch shape on every device first. And
+  // data on one device holds the command there only if that device is not
+  // far slower than another: Black-Scholes blocks left on the CPU by
+  // calibration stayed there (0.07x of the H100 alone) until this check.
   const std::uint32_t fp = footprint();
   starpu_codelet* cl = kernel_codelet(kernel_->model_symbol());
-  for (core::Device* d : kernel_->program()->context()->devices())
-    if (can_run_on(*d) && !schedulers::model_calibrated(cl, fp, d->worker().worker_id, sched_ctx()))
-      return false;
-  return true;
+  double here = NAN, best = INFINITY;
+  for (core::Device* d : kernel_->program()->context()->devices()) {
+    if (!can_run_on(*d)) continue;
+    double t = schedulers::model_expected_us(cl, fp, d->worker().worker_id, sched_ctx());
+    if (std::isnan(t)) return false;
+    best = std::min(best, t);
+    if (d == &resident) here = t;
+  }
+  return !std::isnan(here) && here <= kResidentSlowdown * best;
 }
 
 bool KernelCommand::can_run_on(const core::Device& device) const {

@@ -37,7 +37,10 @@ class KernelCommand final : public TaskCommand {
   starpu_codelet* codelet() override;
 
  private:
-  bool model_warm_everywhere() const;
+  bool policy_keeps_on(const core::Device& resident) const override;
+  // How much slower than the fastest device the device holding the data may
+  // be for a context-queue command to stay there without asking StarPU.
+  static constexpr double kResidentSlowdown = 2.0;
 
   core::Ref<core::Kernel> kernel_;
   std::vector<core::KernelArg> args_;

@@ -219,7 +219,7 @@ core::Device* TaskCommand::resident_device() const {
 bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> deps) {
   if (!direct_path_enabled()) return false;
   core::Device* device = pinned_ ? pinned_ : resident_device();
-  if (!device || !direct_capable(*device) || !can_run_on(*device) || !fits_on(*device) ||
+  if (!device || (!pinned_ && !policy_keeps_on(*device)) || !direct_capable(*device) || !can_run_on(*device) || !fits_on(*device) ||
       !dependencies_allow(*device, deps))
     return false;
   LeasePins pins;

@@ -60,6 +60,9 @@ class TaskCommand : public core::Command {
   // for a context queue under a data-aware policy the device where all of
   // the command's data already is. False: StarPU's path.
   bool try_direct(core::Event& event, std::span<core::Event* const> deps);
+  // On a context queue: whether the policy would keep the command on
+  // `resident`, the device holding all of its data (else StarPU decides).
+  virtual bool policy_keeps_on(const core::Device& /*resident*/) const { return true; }
   bool on_device_queue() const { return pinned_ != nullptr; }
   unsigned sched_ctx() const { return sched_ctx_; }
   virtual const char* name() const = 0;
