@@ -4,7 +4,6 @@
 #include "runtime/native/native_compiler.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -38,30 +37,22 @@ bool KernelCommand::launch_direct(core::Event& event, std::span<core::Event* con
 }
 
 bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
-  // Data on one device holds the command there only if the models know the
-  // launch shape there and that device is not far slower than another:
-  // Black-Scholes blocks left on the CPU by calibration stayed there (0.07x
-  // of the H100 alone) until this check.
+  // The direct path bypasses StarPU: its launches teach the models nothing,
+  // so the models must know this launch shape on every device first. And
+  // data on one device holds the command there only if that device is not
+  // far slower than another: Black-Scholes blocks left on the CPU by
+  // calibration stayed there (0.07x of the H100 alone) until this check.
   const std::uint32_t fp = footprint();
   starpu_codelet* cl = kernel_codelet(kernel_->model_symbol());
   double here = NAN, best = INFINITY;
-  bool all_known = true;
   for (core::Device* d : kernel_->program()->context()->devices()) {
     if (!can_run_on(*d)) continue;
     double t = schedulers::model_expected_us(cl, fp, d->worker().worker_id, sched_ctx());
-    if (std::isnan(t)) {
-      all_known = false;
-      continue;
-    }
+    if (std::isnan(t)) return false;
     best = std::min(best, t);
     if (d == &resident) here = t;
   }
-  if (std::isnan(here) || here > kResidentSlowdown * best) return false;
-  // Direct launches teach the models nothing: while another device's model
-  // is still empty, one launch in 8 goes through StarPU so that it gets
-  // measured (the calibration guard sends it there), the others stay direct.
-  static std::atomic<unsigned> launches{0};
-  return all_known || ++launches % 8 != 0;
+  return !std::isnan(here) && here <= kResidentSlowdown * best;
 }
 
 bool KernelCommand::can_run_on(const core::Device& device) const {
