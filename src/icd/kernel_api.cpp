@@ -290,6 +290,20 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
   std::vector<KernelArg> args;
   PARASOL_REFUSE_IF(!k->snapshot_args(args), CL_INVALID_KERNEL_ARGS, "kernel ", k->name(),
                     " has unset arguments");
+  // __local memory past CL_DEVICE_LOCAL_MEM_SIZE: Parasol's native device
+  // refuses the work-group here (vendors refuse it themselves, at launch);
+  // on a context queue the other devices may still take it.
+  bool local_fits = false;
+  std::size_t local_needed = 0;
+  for (Device* d : candidates) {
+    if (!k->runs_on(d)) continue;
+    const runtime::native::NativeKernel* nk = k->native_for(d);
+    local_needed = nk ? runtime::native::local_bytes(*nk, args) : 0;
+    local_fits |= local_needed <= runtime::native::kLocalMemBytes;
+  }
+  PARASOL_REFUSE_IF(!local_fits, CL_OUT_OF_RESOURCES, "kernel ", k->name(), " needs ",
+                    local_needed, " bytes of __local memory per work-group; Parasol's native "
+                    "device has ", runtime::native::kLocalMemBytes);
   std::vector<core::Event*> waits;
   if (cl_int err = check_wait_list(__func__, num_events_in_wait_list, event_wait_list,
                                    q->context(), waits))

@@ -86,7 +86,7 @@ cl_int native_device_info(const core::Device& d, cl_device_info param, InfoOut& 
     case CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE: return out.scalar(cl_ulong{1 << 20});
     case CL_DEVICE_MAX_CONSTANT_ARGS: return out.scalar(cl_uint{16});
     case CL_DEVICE_LOCAL_MEM_TYPE: return out.scalar(cl_device_local_mem_type{CL_GLOBAL});
-    case CL_DEVICE_LOCAL_MEM_SIZE: return out.scalar(cl_ulong{64 * 1024});
+    case CL_DEVICE_LOCAL_MEM_SIZE: return out.scalar(cl_ulong{runtime::native::kLocalMemBytes});
     case CL_DEVICE_ERROR_CORRECTION_SUPPORT: return out.scalar(cl_bool{CL_FALSE});
     case CL_DEVICE_HOST_UNIFIED_MEMORY: return out.scalar(cl_bool{CL_TRUE});
     case CL_DEVICE_PROFILING_TIMER_RESOLUTION: return out.scalar(size_t{1});

@@ -56,6 +56,8 @@ bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
 }
 
 bool KernelCommand::can_run_on(const core::Device& device) const {
+  if (const native::NativeKernel* nk = kernel_->native_for(&device))
+    return native::local_bytes(*nk, args_) <= native::kLocalMemBytes;
   return kernel_->runs_on(&device);
 }
 

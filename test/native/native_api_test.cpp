@@ -77,6 +77,36 @@ TEST_CASE("native kernels check argument sizes, work-group limits and reqd_work_
   CHECK(clEnqueueNDRangeKernel(q, fresh, 1, nullptr, &global, nullptr, 0, nullptr, nullptr) == CL_INVALID_KERNEL_ARGS);
 }
 
+TEST_CASE("__local memory past CL_DEVICE_LOCAL_MEM_SIZE is refused on the native device, and fits below it") {
+  const char* src =
+      "__kernel void stage(__global int* out, __local int* tmp) {\n"
+      "  size_t l = get_local_id(0);\n"
+      "  tmp[l] = (int)get_global_id(0) * 2;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  out[get_global_id(0)] = tmp[get_local_size(0) - 1 - l];\n"
+      "}\n";
+  Context ctx(native_devices());
+  cl_device_id dev = native_devices()[0];
+  Queue q(ctx, dev);
+  Program prog(ctx, src);
+  Kernel k(prog, "stage");
+  cl_ulong limit = 0;
+  CL_REQUIRE(clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof limit, &limit, nullptr));
+  REQUIRE(limit > 0);
+  Mem out(ctx, CL_MEM_READ_WRITE, 64 * sizeof(int));
+  size_t global = 64, local = 16;
+  CL_REQUIRE(clSetKernelArg(k, 0, sizeof(cl_mem), &out.m));
+  CL_REQUIRE(clSetKernelArg(k, 1, static_cast<size_t>(limit) + 1, nullptr));
+  CHECK(clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr) ==
+        CL_OUT_OF_RESOURCES);
+  CL_REQUIRE(clSetKernelArg(k, 1, local * sizeof(int), nullptr));
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  auto got = read_back<int>(q, out, 64);
+  std::vector<int> want(64);
+  for (size_t g = 0; g < 64; ++g) want[g] = int((g / local) * local + (local - 1 - g % local)) * 2;
+  CHECK(got == want);
+}
+
 TEST_CASE("a struct by value, __constant data, a global offset and a sub-buffer on the native device") {
   NativeAndPocl f;
   Program prog(f.ctx, kKernels);

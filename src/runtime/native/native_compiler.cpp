@@ -99,6 +99,13 @@ std::size_t static_local_bytes(const NativeKernel& kernel) { return kernel.info-
 std::size_t private_bytes(const NativeKernel& kernel) { return kernel.info->private_bytes; }
 std::string attributes(const NativeKernel& kernel) { return kernel.info->attributes; }
 
+std::size_t local_bytes(const NativeKernel& kernel, const std::vector<core::KernelArg>& args) {
+  std::size_t bytes = kernel.info->static_local_bytes;
+  for (const auto& a : args)
+    if (a.kind == core::KernelArg::Kind::Local) bytes += a.local_size;
+  return bytes;
+}
+
 std::size_t max_work_group_size() { return 1024; }
 
 cl_uint compute_units() { return static_cast<cl_uint>(ThreadPool::instance().size()); }

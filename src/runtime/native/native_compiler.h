@@ -55,6 +55,11 @@ cl_int run(const NativeKernel& kernel, const std::vector<core::KernelArg>& args,
            const std::vector<void*>& buffers, const Launch& launch);
 
 // What the device reports (CL_DEVICE_MAX_WORK_GROUP_SIZE, compute units...).
+// CL_DEVICE_LOCAL_MEM_SIZE: a work-group's __local memory (the kernel's own
+// plus its __local arguments) is refused past this, as on a vendor device.
+constexpr std::size_t kLocalMemBytes = 64 * 1024;
+// The __local bytes one work-group of a launch with these arguments needs.
+std::size_t local_bytes(const NativeKernel& kernel, const std::vector<core::KernelArg>& args);
 std::size_t max_work_group_size();
 cl_uint compute_units();
 
