@@ -105,4 +105,27 @@ TEST_CASE("under heft on cold models a far slower device calibrates with two com
   } else {
     WARN("the slower device is only " << ratio << "x slower: the two-command bound is not checked");
   }
+
+  // A buffer left on the slower device alone (by a command on its device
+  // queue): the next context-queue command on it goes to the faster device
+  // when the slower is far slower, instead of staying with the data.
+  cl_device_id slower = devs[second_slower ? 1 : 0], faster = devs[second_slower ? 0 : 1];
+  {
+    Queue on_slower_queue(ctx, slower);
+    set_args(k, ys[1]->m, a, reps);
+    CL_REQUIRE(clEnqueueNDRangeKernel(on_slower_queue, k, 1, nullptr, &n, nullptr, 0, nullptr,
+                                      nullptr));
+    CL_REQUIRE(clFinish(on_slower_queue));
+  }
+  Event moved;
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, &moved));
+  CL_REQUIRE(clFinish(q));
+  std::vector<float> y(n);
+  CL_REQUIRE(clEnqueueReadBuffer(q, ys[1]->m, CL_TRUE, 0, n * sizeof(float), y.data(), 0,
+                                 nullptr, nullptr));
+  double four_times = twice;
+  for (int r = 0; r < 2 * reps; ++r) four_times = 1.0 + four_times * 0.5;
+  CHECK(y[0] == Approx(four_times).epsilon(1e-5));
+  if (ratio >= 32.0)  // past the guard's kStranded (16), with a margin for noise
+    CHECK(ran_on(moved) == faster);
 }
