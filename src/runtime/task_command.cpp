@@ -276,8 +276,7 @@ void TaskCommand::submit() {
   }
   // Model-driven policies on cold models: see schedulers/calibration_guard.h.
   if (rotation_ && task->cl->model && schedulers::is_data_aware(rotation_->scheduler()))
-    calibration_ = schedulers::place_for_calibration(task, footprint(), candidates(),
-                                                     resident_device(), sched_ctx_);
+    calibration_ = schedulers::place_for_calibration(task, footprint(), candidates(), sched_ctx_);
   task_ = task;
   finished_ = 0;
   int rc = starpu_task_submit(task);
