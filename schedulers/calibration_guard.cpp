@@ -14,7 +14,7 @@ namespace {
 struct Slot {
   int in_flight = 0;       // commands placed here to calibrate, not yet done
   int measured = 0;        // calibrating runs that completed
-  double first_us = NAN;   // fastest of them
+  double fastest_us = NAN; // the fastest of them
 };
 
 // A device's first launch of a kernel may pay one-time costs (NVIDIA loads
@@ -80,7 +80,7 @@ struct Measured {
 // task has the footprint.
 bool calibrate_if_far_slower(starpu_task* task, const core::Device* d, const Slot& slot,
                              const Measured& best, unsigned sched_ctx) {
-  const double measured_us = slot.first_us;
+  const double measured_us = slot.fastest_us;
   if (!best.device || slot.measured < kRunsToJudge || measured_us < kFarSlower * best.us)
     return false;
   starpu_perfmodel* model = task->cl->model;
@@ -131,8 +131,8 @@ CalibrationPlacement place_for_calibration(starpu_task* task, std::uint32_t foot
   // the measured ones stays a candidate (the policy then sends it the
   // command to calibrate); the others wait for their measurement.
   auto may_beat = [&](const core::Device* d, const core::Device* than, double than_us) {
-    double first = slot(d).first_us;
-    return std::isnan(first) ? likely_faster(d, than) : first < than_us;
+    double fastest = slot(d).fastest_us;
+    return std::isnan(fastest) ? likely_faster(d, than) : fastest < than_us;
   };
   if (best.device) {
     CalibrationPlacement p;
@@ -143,7 +143,7 @@ CalibrationPlacement place_for_calibration(starpu_task* task, std::uint32_t foot
   // Nothing measured yet: the device that measured fastest so far, else the
   // likely fastest, takes the command.
   auto faster = [&](const core::Device* a, const core::Device* b) {
-    double ta = slot(a).first_us, tb = slot(b).first_us;
+    double ta = slot(a).fastest_us, tb = slot(b).fastest_us;
     if (std::isnan(ta) != std::isnan(tb)) return !std::isnan(ta);
     return std::isnan(ta) ? likely_faster(a, b) : ta < tb;
   };
@@ -166,7 +166,7 @@ void calibration_ran(const CalibrationPlacement& placement, starpu_task* task,
     --s.in_flight;
     if (placement.calibrating != worker_of(&device) || std::isnan(measured_us)) return;
     ++s.measured;
-    if (std::isnan(s.first_us) || measured_us < s.first_us) s.first_us = measured_us;
+    if (std::isnan(s.fastest_us) || measured_us < s.fastest_us) s.fastest_us = measured_us;
     judged = s;
   }
   if (!std::isnan(expected_us(task, &device, sched_ctx))) return;  // calibrated now
