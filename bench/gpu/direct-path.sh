@@ -14,6 +14,6 @@ for m in callback lazy; do
   done
 done > "$O/overhead.txt" 2>&1
 sizes="BENCH_VENDORS=NVIDIA,Portable BENCH_ROUNDS=3 BENCH_WARMUP=3 BENCH_BS_N=4194304 BENCH_SGEMM_N=1024 BENCH_NBODY_N=16384 BENCH_SAXPY_N=16777216 BENCH_HANG_S=100"
-env $sizes PARASOL_DIRECT_COMPLETION=callback BENCH_POLICIES=heft,dmdas,eager,ws timeout 300 $R "$B/bench_throughput" > "$O/throughput.txt" 2>&1
+env $sizes BENCH_POLICIES=heft,dmdas,eager,ws timeout 300 $R "$B/bench_throughput" > "$O/throughput.txt" 2>&1
 env $sizes PARASOL_DIRECT_COMPLETION=lazy BENCH_POLICIES=heft timeout 200 $R "$B/bench_throughput" > "$O/throughput-lazy.txt" 2>&1
 cat "$O/overhead.txt"
