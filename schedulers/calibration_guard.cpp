@@ -75,6 +75,25 @@ struct Measured {
   double us = INFINITY;
 };
 
+// What StarPU's models say of the task on each device: the fastest measured
+// device, and those not measured yet.
+struct Survey {
+  Measured best;
+  std::vector<core::Device*> unmeasured;
+};
+
+Survey survey(starpu_task* task, std::span<core::Device* const> devices, unsigned sched_ctx) {
+  Survey s;
+  for (core::Device* d : devices) {
+    double t = expected_us(task, d, sched_ctx);
+    if (std::isnan(t))
+      s.unmeasured.push_back(d);
+    else if (t < s.best.us)
+      s.best = {d, t};
+  }
+  return s;
+}
+
 // A device whose calibrating runs (slot) show it far slower than the
 // fastest measured one is recorded as calibrated with its fastest run;
 // task has the footprint.
@@ -100,15 +119,7 @@ CalibrationPlacement place_for_calibration(starpu_task* task, std::uint32_t foot
                                            unsigned sched_ctx) {
   const starpu_perfmodel* model = task->cl->model;
   if (!model || devices.size() < 2) return {};
-  std::vector<core::Device*> unmeasured;
-  Measured best;
-  for (core::Device* d : devices) {
-    double t = expected_us(task, d, sched_ctx);
-    if (std::isnan(t))
-      unmeasured.push_back(d);
-    else if (t < best.us)
-      best = {d, t};
-  }
+  const auto [best, unmeasured] = survey(task, devices, sched_ctx);
   if (unmeasured.empty()) return {};  // the policy decides from its models
 
   auto& g = guard();
@@ -170,13 +181,7 @@ void calibration_ran(const CalibrationPlacement& placement, starpu_task* task,
     judged = s;
   }
   if (!std::isnan(expected_us(task, &device, sched_ctx))) return;  // calibrated now
-  Measured best;
-  for (const core::Device* d : devices) {
-    if (d == &device) continue;
-    double t = expected_us(task, d, sched_ctx);
-    if (!std::isnan(t) && t < best.us) best = {d, t};
-  }
-  calibrate_if_far_slower(task, &device, judged, best, sched_ctx);
+  calibrate_if_far_slower(task, &device, judged, survey(task, devices, sched_ctx).best, sched_ctx);
 }
 
 void calibration_abandoned(const CalibrationPlacement& placement, const starpu_task* task,

@@ -77,6 +77,15 @@ void CL_CALLBACK harvest_callback(cl_event, cl_int, void* lane) {
   harvest(*static_cast<Lane*>(lane));
 }
 
+// The vendor event of the lane's last command, retained; null when empty.
+cl_event retained_last(Lane& lane) {
+  std::lock_guard lock(lane.mutex);
+  if (lane.fifo.empty()) return nullptr;
+  cl_event last = lane.fifo.back().done;
+  clRetainEvent(last);
+  return last;
+}
+
 void arm(Lane& lane, cl_event done) {
   if (clSetEventCallback(done, CL_COMPLETE, &harvest_callback, &lane) != CL_SUCCESS) {
     clWaitForEvents(1, &done);  // a vendor without callbacks: wait here
@@ -138,13 +147,8 @@ void direct_progress(core::Event& event, bool wait) {
 
 void drain_direct(const core::Device& device) {
   Lane& lane = lane_of(device);
-  cl_event last = nullptr;
-  {
-    std::lock_guard lock(lane.mutex);
-    if (lane.fifo.empty()) return;
-    last = lane.fifo.back().done;
-    clRetainEvent(last);
-  }
+  cl_event last = retained_last(lane);
+  if (!last) return;
   clWaitForEvents(1, &last);
   clReleaseEvent(last);
   harvest(lane);
@@ -153,13 +157,8 @@ void drain_direct(const core::Device& device) {
 void flush_direct(const core::Device& device) {
   Lane& lane = lane_of(device);
   clFlush(device.worker().queue);
-  cl_event last = nullptr;
-  {
-    std::lock_guard lock(lane.mutex);
-    if (lane.fifo.empty()) return;
-    last = lane.fifo.back().done;
-    clRetainEvent(last);
-  }
+  cl_event last = retained_last(lane);
+  if (!last) return;
   arm(lane, last);
   clReleaseEvent(last);
 }

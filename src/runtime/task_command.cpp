@@ -219,8 +219,8 @@ core::Device* TaskCommand::resident_device() const {
 bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> deps) {
   if (!direct_path_enabled()) return false;
   core::Device* device = pinned_ ? pinned_ : resident_device();
-  if (!device || (!pinned_ && !policy_keeps_on(*device)) || !direct_capable(*device) || !can_run_on(*device) || !fits_on(*device) ||
-      !dependencies_allow(*device, deps))
+  if (!device || (!pinned_ && !policy_keeps_on(*device)) || !direct_capable(*device) ||
+      !can_run_on(*device) || !fits_on(*device) || !dependencies_allow(*device, deps))
     return false;
   LeasePins pins;
   if (!DataLeases::instance().pin(*device, handles_, modes_, may_wait_for_starpu(), pins))
@@ -228,7 +228,6 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
   std::vector<void*> buffers(handles_.size());
   for (std::size_t i = 0; i < buffers.size(); ++i) buffers[i] = pins.interface(i);
   event_ = &event;
-  direct_ = true;
   event.begin_direct(device);
   log::debug("command '", name(), "' (event ", event.id(), ") goes directly to ", device->name(),
              " [", device->vendor_platform_name(), "]: its data is resident there");

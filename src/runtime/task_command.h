@@ -63,7 +63,6 @@ class TaskCommand : public core::Command {
   // On a context queue: whether the policy would keep the command on
   // `resident`, the device holding all of its data (else StarPU decides).
   virtual bool policy_keeps_on(const core::Device& /*resident*/) const { return true; }
-  bool on_device_queue() const { return pinned_ != nullptr; }
   unsigned sched_ctx() const { return sched_ctx_; }
   virtual const char* name() const = 0;
 
@@ -98,7 +97,6 @@ class TaskCommand : public core::Command {
   std::uint64_t finished_ = 0;  // when the worker saw the vendor command done
   starpu_task* task_ = nullptr;
   schedulers::CalibrationPlacement calibration_;
-  bool direct_ = false;
 };
 
 }  // namespace parasol::runtime
