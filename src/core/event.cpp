@@ -70,6 +70,9 @@ void Event::queued_direct(cl_event done) {
 }
 
 void Event::flush_direct() {
+  // Sequentially consistent with hand_over_direct(): either it sees the
+  // mark, or this sees the vendor event.
+  awaited_.store(true);
   if (direct_done() && !finished()) runtime::direct_progress(*this, false);
 }
 
@@ -176,6 +179,7 @@ bool Event::set_user_status(cl_int status) {
 }
 
 cl_int Event::wait() {
+  awaited_.store(true);  // as flush_direct()
   if (direct_done() && !finished()) runtime::direct_progress(*this, true);
   std::unique_lock lock(mutex_);
   done_.wait(lock, [this] { return status_ <= CL_COMPLETE; });

@@ -82,8 +82,11 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   // True once: whoever gets it arms the vendor callback.
   bool take_direct_arming() { return !direct_armed_.exchange(true); }
   // Makes sure a direct command someone depends on or polls completes
-  // promptly (its vendor callback, a flush).
+  // promptly (its vendor callback, a flush). Also marks the event awaited,
+  // for a command not yet on its vendor queue: its launcher arms it then.
   void flush_direct();
+  // Someone depends on, waits for, polls or has a callback on this event.
+  bool awaited() const { return awaited_.load(); }
   // Terminal state: CL_COMPLETE or a negative error code. Later calls are ignored.
   void complete(cl_int status);
 
@@ -140,6 +143,7 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   std::atomic<bool> in_flight_{false};
   std::atomic<cl_event> direct_done_{nullptr};  // retained
   std::atomic<bool> direct_armed_{false};
+  std::atomic<bool> awaited_{false};
   cl_uint partitioning_factor_ = 0;  // start() took a reference complete() gives back
 
   std::uint64_t t_queued_ = 0, t_submit_ = 0, t_start_ = 0, t_end_ = 0;

@@ -73,9 +73,27 @@ void* LeasePins::interface(std::size_t i) const { return interfaces_[i]; }
 class LeaseTable {
  public:
   std::mutex mutex;
+  struct Wants {
+    std::uint64_t reading = 0, writing = 0;
+  };
   struct PerHandle {
     std::vector<std::shared_ptr<Lease>> leases;
-    std::uint64_t recalls = 0;  // tells a taker that a recall raced its acquisition
+    // Every claim and lease taker so far, by mode: tells a taker whether
+    // someone came to want the handle in a conflicting mode while StarPU
+    // brought it (and may now wait for that very acquisition).
+    Wants wanted;
+    int reading_claims = 0, writing_claims = 0;  // DataClaims held, by mode
+
+    void want(starpu_data_access_mode mode) {
+      ++((mode & STARPU_W) ? wanted.writing : wanted.reading);
+    }
+    bool wanted_since(const Wants& before, starpu_data_access_mode mode) const {
+      return wanted.writing != before.writing ||
+             ((mode & STARPU_W) && wanted.reading != before.reading);
+    }
+    bool claimed_against(starpu_data_access_mode mode) const {
+      return writing_claims > 0 || ((mode & STARPU_W) && reading_claims > 0);
+    }
   };
   std::unordered_map<starpu_data_handle_t, PerHandle> handles;
   std::unordered_map<unsigned, std::size_t> leased_bytes;  // per memory node
@@ -134,7 +152,7 @@ bool DataLeases::pin(const core::Device& device, const std::vector<starpu_data_h
   // racing this one before the next.
   for (int round = 0; round < 3; ++round) {
     std::vector<std::size_t> missing;
-    std::vector<std::uint64_t> recalls_before;
+    std::vector<LeaseTable::Wants> wants_before;
     {
       std::lock_guard lock(t.mutex);
       std::vector<std::shared_ptr<Lease>> found;
@@ -154,6 +172,13 @@ bool DataLeases::pin(const core::Device& device, const std::vector<starpu_data_h
         return true;
       }
       if (!may_block) return false;
+      // A claimed handle may be one a StarPU task is still to be granted:
+      // leasing it now could leave the task waiting for the lease while
+      // this thread waits for a handle the task holds.
+      for (std::size_t i : missing) {
+        auto it = t.handles.find(handles[i]);
+        if (it != t.handles.end() && it->second.claimed_against(modes[i])) return false;
+      }
       // Make room: leases that conflict with the ones to take are given
       // back; past the cap, every other lease on this device too.
       std::size_t need = 0;
@@ -163,7 +188,8 @@ bool DataLeases::pin(const core::Device& device, const std::vector<starpu_data_h
         for (auto l : std::vector(per.leases))
           if (l->node != node ? conflicts(l->mode, modes[i]) : !covers(l->mode, modes[i]))
             t.detach(l);
-        recalls_before.push_back(per.recalls);
+        per.want(modes[i]);
+        wants_before.push_back(per.wanted);
       }
       const std::size_t cap = device.global_mem_size() / 2;
       if (need > cap) return false;
@@ -193,9 +219,10 @@ bool DataLeases::pin(const core::Device& device, const std::vector<starpu_data_h
       auto& per = t.handles[handles[i]];
       per.leases.push_back(lease);
       t.leased_bytes[node] += lease->bytes;
-      // Something recalled this handle while StarPU brought it here: it may
-      // be waiting for this very acquisition. Give it back right away.
-      if (per.recalls != recalls_before[k]) t.detach(lease);
+      // Someone came to want this handle in a conflicting mode (a claim,
+      // another taker) while StarPU brought it here: it may be waiting for
+      // this very acquisition. Give it back right away.
+      if (per.wanted_since(wants_before[k], lease->mode)) t.detach(lease);
     }
   }
   return false;
@@ -206,21 +233,51 @@ bool DataLeases::pin_held(const core::Device& device, starpu_data_handle_t handl
   return pin(device, {handle}, {mode}, false, out);
 }
 
-void DataLeases::recall(starpu_data_handle_t handle, starpu_data_access_mode mode) {
+DataClaim DataLeases::claim(const std::vector<starpu_data_handle_t>& handles,
+                            const std::vector<starpu_data_access_mode>& modes) {
   LeaseTable& t = table();
   std::lock_guard lock(t.mutex);
-  auto it = t.handles.find(handle);
-  if (it == t.handles.end()) return;
-  ++it->second.recalls;
-  for (auto l : std::vector(it->second.leases))
-    if (conflicts(l->mode, mode)) t.detach(l);
+  DataClaim c;
+  for (std::size_t i = 0; i < handles.size(); ++i) {
+    auto& per = t.handles[handles[i]];
+    per.want(modes[i]);
+    ++((modes[i] & STARPU_W) ? per.writing_claims : per.reading_claims);
+    for (auto l : std::vector(per.leases))
+      if (conflicts(l->mode, modes[i])) t.detach(l);
+  }
+  c.handles_ = handles;
+  c.modes_ = modes;
+  return c;
+}
+
+DataClaim& DataClaim::operator=(DataClaim&& o) noexcept {
+  if (this != &o) {
+    release();
+    handles_ = std::move(o.handles_);
+    modes_ = std::move(o.modes_);
+  }
+  return *this;
+}
+
+void DataClaim::release() {
+  if (handles_.empty()) return;
+  LeaseTable& t = table();
+  std::lock_guard lock(t.mutex);
+  for (std::size_t i = 0; i < handles_.size(); ++i) {
+    auto it = t.handles.find(handles_[i]);
+    if (it == t.handles.end()) continue;  // forgotten: the buffer went first
+    int& n = (modes_[i] & STARPU_W) ? it->second.writing_claims : it->second.reading_claims;
+    if (n > 0) --n;
+  }
+  handles_.clear();
+  modes_.clear();
 }
 
 void DataLeases::recall_everything() {
   LeaseTable& t = table();
   std::lock_guard lock(t.mutex);
   for (auto& [h, per] : t.handles) {
-    ++per.recalls;
+    per.want(STARPU_RW);
     for (auto l : std::vector(per.leases)) t.detach(l);
   }
 }

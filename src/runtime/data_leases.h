@@ -7,12 +7,15 @@
 // pays for the acquisition (and the transfer, if any), the following ones
 // reuse the device copy as the vendor's own buffer, at the vendor's cost.
 //
-// Anything else that touches the data (a StarPU task, a host command, the
-// buffer's release) first recalls the leases its access conflicts with:
-// each is given back to StarPU once the vendor commands that used it have
-// completed, on the deferred-release thread, so the recalling command simply
-// waits for the data in StarPU's own arbitration. Read leases of several
-// devices coexist; a write lease is exclusive.
+// Anything else that touches the data (a StarPU task, a host command) first
+// claims it (DataClaim): the leases its access conflicts with are given
+// back to StarPU once the vendor commands that used them have completed, on
+// the deferred-release thread, so the claiming command simply waits for the
+// data in StarPU's own arbitration; and no conflicting lease is taken until
+// the claim ends. The buffer's release gives every lease back. Read leases
+// of several devices coexist; a write lease is exclusive. A lease taker
+// never waits on a lease another taker got meanwhile: whoever's acquisition
+// raced a conflicting want gives its lease back at once.
 //
 // Leases pin memory StarPU cannot evict: the bytes leased on a device are
 // capped (half of what StarPU may use there); going past the cap recalls the
@@ -54,13 +57,35 @@ class LeasePins {
   std::vector<void*> interfaces_;
 };
 
+// A StarPU task's or host command's hold on its handles, from before it asks
+// StarPU for them until it gave them back: no lease is taken meanwhile in a
+// mode conflicting with it. StarPU grants a task its handles one at a time;
+// a lease taken between the claim and that grant could hold a handle the
+// task waits for while the lease's taker waits for one the task already
+// holds. Released explicitly (release()) when StarPU's use ends, or at
+// destruction.
+class DataClaim {
+ public:
+  DataClaim() = default;
+  DataClaim(DataClaim&& o) noexcept : handles_(std::move(o.handles_)), modes_(std::move(o.modes_)) {}
+  DataClaim& operator=(DataClaim&& o) noexcept;
+  ~DataClaim() { release(); }
+  void release();
+
+ private:
+  friend class DataLeases;
+  std::vector<starpu_data_handle_t> handles_;
+  std::vector<starpu_data_access_mode> modes_;
+};
+
 class DataLeases {
  public:
   static DataLeases& instance();
 
   // Pins leases covering every handle in its mode on device (taking the
   // missing ones; that blocks this thread while StarPU brings the data).
-  // False when they cannot be had now: the caller takes StarPU's path.
+  // False when they cannot be had now (a claim conflicts with a missing
+  // one, a recall raced): the caller takes StarPU's path.
   // may_block: false where this thread must not wait on StarPU (its
   // callbacks); then only leases already held are used.
   bool pin(const core::Device& device, const std::vector<starpu_data_handle_t>& handles,
@@ -69,9 +94,11 @@ class DataLeases {
   bool pin_held(const core::Device& device, starpu_data_handle_t handle,
                 starpu_data_access_mode mode, LeasePins& out);
 
-  // Before an access to handle in mode by anything but a direct command:
-  // gives back the leases it conflicts with.
-  void recall(starpu_data_handle_t handle, starpu_data_access_mode mode);
+  // Before StarPU is asked for these handles (a task, a host command's
+  // acquisitions): gives back the leases the accesses conflict with and
+  // keeps conflicting ones from being taken until the claim is released.
+  DataClaim claim(const std::vector<starpu_data_handle_t>& handles,
+                  const std::vector<starpu_data_access_mode>& modes);
   // Before the handle is unregistered: gives back all of its leases (their
   // give-back runs on the deferred thread, before the unregistration).
   void forget(starpu_data_handle_t handle);

@@ -108,29 +108,38 @@ bool lazy_completion() {
 
 }  // namespace
 
-void track_direct(core::Event& event, cl_event done, void (*complete)(void*), void* self,
-                  bool arm_now) {
+void hand_over_direct(core::Event& event, LeasePins& pins, cl_event done,
+                      void (*complete)(void*), void* self) {
+  // A harvest elsewhere may complete (and let go of) the event as soon as
+  // the command is in its lane.
+  core::Ref<core::Event> keep(&event);
+  pins.used_by(done);
   Lane& lane = lane_of(*event.executed_on());
   unsigned launched;
   {
     std::lock_guard lock(lane.mutex);
-    lane.fifo.push_back({done, complete, self});
+    lane.fifo.push_back({done, complete, self});  // self may be gone from here on
     launched = ++lane.launched;
   }
+  // Published only once in the lane: whoever sees the vendor event may arm
+  // its callback, whose harvest must find the command there. Whoever came
+  // to await the event before (a successor registering between launch and
+  // here: its flush found no vendor event) is seen now; flush_direct() and
+  // wait() mark first and look second, so one side always sees the other.
+  // (Missing that hung lazy completion on the H100 host: a StarPU task
+  // waited for a direct command nobody armed.)
+  event.queued_direct(done);
   const bool periodic = launched % 32 == 0;
-  if ((arm_now || periodic || !lazy_completion()) && event.take_direct_arming()) arm(lane, done);
-  // Now and then, so that a vendor holding commands back starts them.
-  if (periodic) clFlush(event.executed_on()->worker().queue);
+  const bool awaited = event.awaited();
+  const bool arm_now = !lazy_completion() || periodic || event.profiled() || awaited;
+  if (arm_now && event.take_direct_arming()) arm(lane, done);
+  // Awaited: what flush_direct() would have done had it seen the vendor
+  // event (PoCL may not start a command before a flush). And now and then,
+  // so that a vendor holding commands back starts them.
+  if (awaited || periodic) clFlush(event.executed_on()->worker().queue);
   // Every 8th launch: a status query costs about 1.5 us on NVIDIA (H100
   // host), as much as the launch's own event.
   if (lazy_completion() && launched % 8 == 0) harvest(lane);
-}
-
-void hand_over_direct(core::Event& event, LeasePins& pins, cl_event done,
-                      void (*complete)(void*), void* self) {
-  pins.used_by(done);
-  event.queued_direct(done);
-  track_direct(event, done, complete, self, event.profiled());  // self may be gone after
 }
 
 void direct_progress(core::Event& event, bool wait) {

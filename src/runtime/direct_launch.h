@@ -2,7 +2,7 @@
 // queued on its device, and whose buffers are resident there (data leases),
 // goes straight to the device's vendor queue from the enqueuing thread:
 // no StarPU task, no worker hand-off, no wait per command. The vendor's
-// in-order queue keeps the order; track_direct() completes the Parasol
+// in-order queue keeps the order; hand_over_direct() completes the Parasol
 // event when the vendor's does. Everything else takes StarPU's path.
 //
 // PARASOL_DIRECT=0 turns it off (every command then goes through StarPU).
@@ -32,20 +32,17 @@ bool may_wait_for_starpu();
 // before on device's vendor queue (which runs in order).
 bool dependencies_allow(const core::Device& device, std::span<core::Event* const> deps);
 
-// Follows a direct command (its event already queued_direct with done)
-// until the vendor completes it; then complete(self) runs, from whichever
-// thread notices first: a later direct launch on the device, a wait on the
-// event or queue, or a vendor callback. Callbacks cost a vendor thread hop
-// per command, so they are armed only where someone needs promptness: on
-// events others depend on or wait for, on every command of a profiling
-// queue (accurate end times), and on one command in 32 (so completions are
-// noticed even by a program that never waits). self may be gone after.
-void track_direct(core::Event& event, cl_event done, void (*complete)(void*), void* self,
-                  bool arm_now);
-
-// What every direct command does once the vendor took it: its leases learn
-// which vendor command uses them (unpinned), the event becomes a direct
-// dependency for later commands, and the completion is tracked.
+// What every direct command does once the vendor took it (done): its
+// leases learn which vendor command uses them (unpinned), the command joins
+// its device's lane, where complete(self) runs once the vendor completed it
+// (from whichever thread notices first: a later direct launch on the
+// device, a wait on the event or queue, or a vendor callback), and the event
+// becomes a direct dependency for later commands. Callbacks cost a vendor
+// thread hop per command; under PARASOL_DIRECT_COMPLETION=lazy they are
+// armed only where someone needs promptness: on awaited events (depended
+// on, waited for, polled), on every command of a profiling queue (accurate
+// end times), and on one command in 32 (so completions are noticed even by
+// a program that never waits). self may be gone after.
 void hand_over_direct(core::Event& event, LeasePins& pins, cl_event done,
                       void (*complete)(void*), void* self);
 

@@ -34,7 +34,13 @@ HostCommand::HostCommand(std::vector<HostAccess> accesses, std::function<cl_int(
 
 void HostCommand::launch(core::Event& event) {
   event_ = &event;
-  for (const Acquire& a : acquires_) DataLeases::instance().recall(a.handle, a.mode);
+  std::vector<starpu_data_handle_t> handles;
+  std::vector<starpu_data_access_mode> modes;
+  for (const Acquire& a : acquires_) {
+    handles.push_back(a.handle);
+    modes.push_back(a.mode);
+  }
+  claim_ = DataLeases::instance().claim(handles, modes);
   acquire_next();
 }
 
@@ -48,6 +54,7 @@ void HostCommand::acquire_next() {
   event_->set_running();
   cl_int status = body_();
   for (const Acquire& a : acquires_) starpu_data_release_on_node(a.handle, STARPU_MAIN_RAM);
+  claim_.release();
   if (trace::enabled()) trace::record(*event_, nullptr, bytes_, status);
   event_->complete(status);  // may destroy this command: nothing after
 }

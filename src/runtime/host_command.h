@@ -12,6 +12,7 @@
 
 #include "core/buffer.h"
 #include "core/event.h"
+#include "runtime/data_leases.h"
 
 namespace parasol::runtime {
 
@@ -51,6 +52,7 @@ class HostCommand final : public core::Command {
   std::vector<HostAccess> accesses_;  // keeps the buffers alive
   std::vector<Acquire> acquires_;     // one per distinct handle, sorted
   std::size_t next_ = 0;
+  DataClaim claim_;  // while StarPU's path holds the data
   std::function<cl_int()> body_;
   std::size_t bytes_;
   std::optional<VendorTransfer> vendor_form_;

@@ -139,6 +139,7 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
 
 void TaskCommand::on_done(void* self) {
   auto* cmd = static_cast<TaskCommand*>(self);
+  cmd->claim_.release();  // StarPU is done with the data (nothing when it ran direct)
   if (cmd->done_) {
     // StarPU saw the worker's queue pass this command: its event is final.
     core::Device* d = cmd->event_->executed_on();
@@ -245,9 +246,9 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
 void TaskCommand::submit() {
   core::Event& event = *event_;
   // Direct commands may hold these buffers on a device: they come back to
-  // StarPU once those commands are done.
-  for (std::size_t i = 0; i < handles_.size(); ++i)
-    DataLeases::instance().recall(handles_[i], modes_[i]);
+  // StarPU once those commands are done, and no new lease is taken on them
+  // until this task is.
+  claim_ = DataLeases::instance().claim(handles_, modes_);
   starpu_task* task = starpu_task_create();
   task->cl = codelet();
   task->cl_arg = this;
@@ -286,6 +287,7 @@ void TaskCommand::submit() {
                "CL_OUT_OF_RESOURCES");
     schedulers::calibration_abandoned(calibration_, task, footprint());
     calibration_ = {};
+    claim_.release();
     task->destroy = 0;
     starpu_task_destroy(task);
     event.complete(CL_OUT_OF_RESOURCES);

@@ -14,6 +14,7 @@
 #include "core/context.h"
 #include "core/device.h"
 #include "core/event.h"
+#include "runtime/data_leases.h"
 #include "schedulers/calibration_guard.h"
 
 namespace parasol::runtime {
@@ -90,6 +91,7 @@ class TaskCommand : public core::Command {
   unsigned attempts_ = 0;
   std::vector<starpu_data_handle_t> handles_;
   std::vector<starpu_data_access_mode> modes_;
+  DataClaim claim_;  // while StarPU's path holds the data
   core::Event* event_ = nullptr;
   cl_int status_ = CL_COMPLETE;
   cl_event done_ = nullptr;

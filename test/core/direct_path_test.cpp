@@ -9,8 +9,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <latch>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/parasol_test.h"
@@ -258,4 +261,108 @@ TEST_CASE("releasing a leased buffer while its direct commands run is safe") {
   step_on_cpu(want, 1.0f, 10);
   check_equal(read_all(q, kept, n), want);
   check_direct_launches(20);
+}
+
+namespace {
+
+// The same step reading x, and (halve_add_xw) claiming it read-write.
+const char* kSharedSource =
+    "__kernel void halve_add_x(__global float* y, __global const float* x, float a) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  y[i] = y[i] * 0.5f + x[i] * a;\n"
+    "}\n"
+    "__kernel void halve_add_xw(__global float* y, __global float* x, float a) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  y[i] = y[i] * 0.5f + x[i] * a;\n"
+    "}\n";
+
+}  // namespace
+
+// Threads sharing in-order device queues and one read-write buffer: direct
+// commands lease buffers while StarPU tasks, cross-device dependencies and
+// host reads from other threads claim the same ones. Two races hung here
+// once lazy completion was on (a command another thread's enqueue came to
+// depend on before it reached its vendor queue was never armed; a lease
+// taken between a StarPU task's recall and StarPU granting it its buffers):
+// the run must finish, with each thread's values.
+TEST_CASE("threads mixing direct and StarPU commands on shared queues and buffers finish right") {
+  auto devs = pocl_devices();
+  REQUIRE(devs.size() >= 2);
+  Context ctx({devs[0], devs[1]});
+  Queue q0(ctx, devs[0]), q1(ctx, devs[1]);
+  cl_command_queue qs[2] = {q0.q, q1.q};
+  Program prog(ctx, kSharedSource);
+  // Fresh buffers every round: the threads' first commands race for leases
+  // nobody holds yet (where one hang was).
+  constexpr int kRounds = 6, kThreads = 4, kIterations = 16;
+  const size_t n = 4096;
+  std::vector<float> x0(n);
+  for (size_t i = 0; i < n; ++i) x0[i] = float(i % 13);
+  std::vector<std::unique_ptr<Kernel>> ks, kws;
+  for (int t = 0; t < kThreads; ++t) {
+    ks.push_back(std::make_unique<Kernel>(prog, "halve_add_x"));
+    kws.push_back(std::make_unique<Kernel>(prog, "halve_add_xw"));
+  }
+  placement_log().take();
+  for (int round = 0; round < kRounds; ++round) {
+    INFO("round " << round);
+    Mem x(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), x0.data());
+    std::vector<std::unique_ptr<Mem>> ys;
+    for (int t = 0; t < kThreads; ++t) {
+      auto y = initial(n);
+      ys.push_back(std::make_unique<Mem>(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), y.data()));
+    }
+    std::vector<std::vector<float>> peeks(kThreads, std::vector<float>(n));
+    std::vector<cl_int> errors(kThreads, CL_SUCCESS);
+    std::latch start(kThreads);
+
+    auto work = [&](int t) {
+      auto fail = [&](cl_int err) {
+        if (err != CL_SUCCESS && errors[t] == CL_SUCCESS) errors[t] = err;
+      };
+      cl_mem y = *ys[t];
+      cl_event last = nullptr;
+      start.arrive_and_wait();
+      for (int i = 0; i < kIterations; ++i) {
+        // Every step but every 4th claims x for writing (its values stay):
+        // the other threads' leases on it are recalled.
+        cl_kernel k = i % 4 ? kws[t]->k : ks[t]->k;
+        float a = float(t + 1) * 0.25f;
+        fail(clSetKernelArg(k, 0, sizeof(cl_mem), &y));
+        fail(clSetKernelArg(k, 1, sizeof(cl_mem), &x.m));
+        fail(clSetKernelArg(k, 2, sizeof(float), &a));
+        // Mostly the thread's own device (shared with another thread); every
+        // 4th step on the other one, ordered by an event: StarPU's path.
+        cl_command_queue q = qs[(t + (i % 4 == 3)) % 2];
+        cl_event e = nullptr;
+        fail(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, last ? 1 : 0,
+                                    last ? &last : nullptr, &e));
+        if (last) clReleaseEvent(last);
+        last = e;
+        if (i % 3 == 2)  // a host read of a leased buffer, waited for
+          fail(clEnqueueReadBuffer(q, y, CL_TRUE, 0, n * sizeof(float), peeks[t].data(), 1,
+                                   &last, nullptr));
+      }
+      if (last) {
+        fail(clWaitForEvents(1, &last));
+        clReleaseEvent(last);
+      }
+    };
+    bool finished = returns_within([&] {
+      std::vector<std::thread> threads;
+      for (int t = 0; t < kThreads; ++t) threads.emplace_back(work, t);
+      for (auto& th : threads) th.join();
+    }, 60.0);
+    REQUIRE(finished);
+    for (int t = 0; t < kThreads; ++t) {
+      INFO("thread " << t);
+      CHECK(errors[t] == CL_SUCCESS);
+      std::vector<float> want = initial(n);
+      for (int i = 0; i < kIterations; ++i)
+        for (size_t j = 0; j < n; ++j) want[j] = want[j] * 0.5f + x0[j] * (float(t + 1) * 0.25f);
+      check_equal(read_all(q0, *ys[t], n), want);
+    }
+    check_equal(read_all(q1, x, n), x0);
+  }
+  check_direct_launches(kRounds);  // a shared queue waiting on StarPU sends its later commands there too
 }
