@@ -19,6 +19,7 @@
 //   BENCH_NBODY_N [2048] BENCH_NBODY_ITER [2]    bodies, steps
 //   BENCH_SAXPY_N [1048576] BENCH_SAXPY_ITER [4] floats per vector
 //   BENCH_HANG_S [180] a configuration making no progress this long aborts the run, named
+//   BENCH_HANG_STACKS  set: that abort first prints every thread's stack (bench/thread_stacks.h)
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -32,6 +33,7 @@
 #include <thread>
 
 #include "bench_util.h"
+#include "thread_stacks.h"
 
 extern "C" {
 #include "blackscholes/blackscholes_kernels.h"
@@ -502,6 +504,7 @@ void start_watchdog() {
         std::lock_guard<std::mutex> lock(step_mutex);
         std::fprintf(stderr, "\nno progress for %d s while running: %s (hang?)\n", limit, current_step.c_str());
         std::fflush(stdout);
+        if (std::getenv("BENCH_HANG_STACKS")) dump_thread_stacks();
         std::_Exit(3);
       }
     }

@@ -116,11 +116,20 @@ bool calibrate_if_far_slower(starpu_task* task, const core::Device* d, const Slo
 
 CalibrationPlacement place_for_calibration(starpu_task* task, std::uint32_t footprint,
                                            std::span<core::Device* const> devices,
-                                           unsigned sched_ctx) {
+                                           const core::Device* resident, unsigned sched_ctx) {
   const starpu_perfmodel* model = task->cl->model;
   if (!model || devices.size() < 2) return {};
   const auto [best, unmeasured] = survey(task, devices, sched_ctx);
-  if (unmeasured.empty()) return {};  // the policy decides from its models
+  if (unmeasured.empty()) {  // the policy decides from its models...
+    // ...unless the data sits on a device far slower than the fastest.
+    if (resident && resident != best.device &&
+        expected_us(task, resident, sched_ctx) >= kStranded * best.us) {
+      log::debug("kernel '", model->symbol, "': its data is on ", resident->name(),
+                 ", far slower than ", best.device->name(), " for it: held back from it");
+      return CalibrationPlacement{{worker_of(resident)}, -1};
+    }
+    return {};
+  }
 
   auto& g = guard();
   std::lock_guard lock(g.mutex);

@@ -65,7 +65,6 @@ void Event::begin_direct(Device* device) {
 }
 
 void Event::queued_direct(cl_event done) {
-  clRetainEvent(done);
   direct_done_.store(done, std::memory_order_release);
 }
 

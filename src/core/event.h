@@ -74,6 +74,7 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   // the command is on the vendor's queue: later commands for that device
   // may queue behind it.
   void begin_direct(Device* device);
+  // done: a reference the event takes over (released with the event).
   void queued_direct(cl_event done);
   bool queued_direct_on(const Device* device) const {
     return direct_done_.load(std::memory_order_acquire) && executed_on_ == device;

@@ -73,26 +73,21 @@ void* LeasePins::interface(std::size_t i) const { return interfaces_[i]; }
 class LeaseTable {
  public:
   std::mutex mutex;
-  struct Wants {
-    std::uint64_t reading = 0, writing = 0;
-  };
   struct PerHandle {
     std::vector<std::shared_ptr<Lease>> leases;
-    // Every claim and lease taker so far, by mode: tells a taker whether
-    // someone came to want the handle in a conflicting mode while StarPU
-    // brought it (and may now wait for that very acquisition).
-    Wants wanted;
     int reading_claims = 0, writing_claims = 0;  // DataClaims held, by mode
+    int reading_takers = 0, writing_takers = 0;  // lease takers waiting for StarPU, by mode
 
-    void want(starpu_data_access_mode mode) {
-      ++((mode & STARPU_W) ? wanted.writing : wanted.reading);
+    static int& by_mode(starpu_data_access_mode mode, int& reading, int& writing) {
+      return (mode & STARPU_W) ? writing : reading;
     }
-    bool wanted_since(const Wants& before, starpu_data_access_mode mode) const {
-      return wanted.writing != before.writing ||
-             ((mode & STARPU_W) && wanted.reading != before.reading);
-    }
-    bool claimed_against(starpu_data_access_mode mode) const {
-      return writing_claims > 0 || ((mode & STARPU_W) && reading_claims > 0);
+    int& claims(starpu_data_access_mode mode) { return by_mode(mode, reading_claims, writing_claims); }
+    int& takers(starpu_data_access_mode mode) { return by_mode(mode, reading_takers, writing_takers); }
+    // Someone (a claim; a taker, after the caller's own acquisition) wants
+    // the handle in a mode conflicting with a lease in `mode`.
+    bool wanted_against(starpu_data_access_mode mode) const {
+      return writing_claims > 0 || writing_takers > 0 ||
+             ((mode & STARPU_W) && (reading_claims > 0 || reading_takers > 0));
     }
   };
   std::unordered_map<starpu_data_handle_t, PerHandle> handles;
@@ -152,7 +147,6 @@ bool DataLeases::pin(const core::Device& device, const std::vector<starpu_data_h
   // racing this one before the next.
   for (int round = 0; round < 3; ++round) {
     std::vector<std::size_t> missing;
-    std::vector<LeaseTable::Wants> wants_before;
     {
       std::lock_guard lock(t.mutex);
       std::vector<std::shared_ptr<Lease>> found;
@@ -172,25 +166,16 @@ bool DataLeases::pin(const core::Device& device, const std::vector<starpu_data_h
         return true;
       }
       if (!may_block) return false;
-      // A claimed handle may be one a StarPU task is still to be granted:
-      // leasing it now could leave the task waiting for the lease while
-      // this thread waits for a handle the task holds.
-      for (std::size_t i : missing) {
-        auto it = t.handles.find(handles[i]);
-        if (it != t.handles.end() && it->second.claimed_against(modes[i])) return false;
-      }
-      // Make room: leases that conflict with the ones to take are given
-      // back; past the cap, every other lease on this device too.
       std::size_t need = 0;
       for (std::size_t i : missing) {
+        // A claimed handle may be one a StarPU task is still to be granted:
+        // leasing it now could leave the task waiting for the lease while
+        // this thread waits for a handle the task holds.
+        auto it = t.handles.find(handles[i]);
+        if (it != t.handles.end() && it->second.wanted_against(modes[i])) return false;
         need += starpu_data_get_size(handles[i]);
-        auto& per = t.handles[handles[i]];
-        for (auto l : std::vector(per.leases))
-          if (l->node != node ? conflicts(l->mode, modes[i]) : !covers(l->mode, modes[i]))
-            t.detach(l);
-        per.want(modes[i]);
-        wants_before.push_back(per.wanted);
       }
+      // Make room: past the cap, every other lease on this device goes back.
       const std::size_t cap = device.global_mem_size() / 2;
       if (need > cap) return false;
       if (t.leased_bytes[node] + need > cap) {
@@ -202,12 +187,20 @@ bool DataLeases::pin(const core::Device& device, const std::vector<starpu_data_h
       }
     }
     // Handle order, so two takers never hold each other's first handle.
-    std::vector<std::size_t> order(missing.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::sort(order.begin(), order.end(),
-              [&](std::size_t a, std::size_t b) { return handles[missing[a]] < handles[missing[b]]; });
-    for (std::size_t k : order) {
-      std::size_t i = missing[k];
+    std::sort(missing.begin(), missing.end(),
+              [&](std::size_t a, std::size_t b) { return handles[a] < handles[b]; });
+    for (std::size_t i : missing) {
+      {
+        // In one step: the leases this one conflicts with are given back,
+        // and this taker is counted, so that a conflicting lease finished
+        // after this either was in the table here or sees this taker.
+        std::lock_guard lock(t.mutex);
+        auto& per = t.handles[handles[i]];
+        for (auto l : std::vector(per.leases))
+          if (l->node != node ? conflicts(l->mode, modes[i]) : !covers(l->mode, modes[i]))
+            t.detach(l);
+        ++per.takers(modes[i]);
+      }
       starpu_data_acquire_on_node(handles[i], static_cast<int>(node), modes[i]);
       std::lock_guard lock(t.mutex);
       auto lease = std::make_shared<Lease>();
@@ -217,12 +210,13 @@ bool DataLeases::pin(const core::Device& device, const std::vector<starpu_data_h
       lease->mode = (modes[i] & STARPU_W) ? STARPU_RW : STARPU_R;
       lease->bytes = starpu_data_get_size(handles[i]);
       auto& per = t.handles[handles[i]];
+      --per.takers(modes[i]);
       per.leases.push_back(lease);
       t.leased_bytes[node] += lease->bytes;
       // Someone came to want this handle in a conflicting mode (a claim,
       // another taker) while StarPU brought it here: it may be waiting for
       // this very acquisition. Give it back right away.
-      if (per.wanted_since(wants_before[k], lease->mode)) t.detach(lease);
+      if (per.wanted_against(lease->mode)) t.detach(lease);
     }
   }
   return false;
@@ -240,8 +234,7 @@ DataClaim DataLeases::claim(const std::vector<starpu_data_handle_t>& handles,
   DataClaim c;
   for (std::size_t i = 0; i < handles.size(); ++i) {
     auto& per = t.handles[handles[i]];
-    per.want(modes[i]);
-    ++((modes[i] & STARPU_W) ? per.writing_claims : per.reading_claims);
+    ++per.claims(modes[i]);
     for (auto l : std::vector(per.leases))
       if (conflicts(l->mode, modes[i])) t.detach(l);
   }
@@ -266,7 +259,7 @@ void DataClaim::release() {
   for (std::size_t i = 0; i < handles_.size(); ++i) {
     auto it = t.handles.find(handles_[i]);
     if (it == t.handles.end()) continue;  // forgotten: the buffer went first
-    int& n = (modes_[i] & STARPU_W) ? it->second.writing_claims : it->second.reading_claims;
+    int& n = it->second.claims(modes_[i]);
     if (n > 0) --n;
   }
   handles_.clear();
@@ -277,7 +270,6 @@ void DataLeases::recall_everything() {
   LeaseTable& t = table();
   std::lock_guard lock(t.mutex);
   for (auto& [h, per] : t.handles) {
-    per.want(STARPU_RW);
     for (auto l : std::vector(per.leases)) t.detach(l);
   }
 }

@@ -2,10 +2,12 @@
 
 #include <starpu.h>
 
+#include <condition_variable>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "runtime/vendor_handle.h"
@@ -51,16 +53,20 @@ struct Lane {
   std::mutex mutex;
   std::deque<Pending> fifo;
   unsigned launched = 0;
+  std::condition_variable wake;  // the waiter: a command joined an empty lane
+  std::once_flag waiter_started;
 };
 
 Lane& lane_of(const core::Device& device) {
-  static Lane lanes[STARPU_NMAXWORKERS];
+  // Never destroyed: a waiter thread may still wait on its lane at exit.
+  static Lane* lanes = new Lane[STARPU_NMAXWORKERS];
   return lanes[device.worker().worker_id];
 }
 
 bool vendor_complete(cl_event e) { return vendor_event_status(e, CL_QUEUED) <= CL_COMPLETE; }
 
-void harvest(Lane& lane) {
+// Completes the lane's commands the vendor finished; how many.
+std::size_t harvest(Lane& lane) {
   std::vector<Pending> finished;
   {
     std::lock_guard lock(lane.mutex);
@@ -70,6 +76,7 @@ void harvest(Lane& lane) {
     }
   }
   for (const Pending& p : finished) p.complete(p.self);
+  return finished.size();
 }
 
 void CL_CALLBACK harvest_callback(cl_event, cl_int, void* lane) {
@@ -93,17 +100,50 @@ void arm(Lane& lane, cl_event done) {
   }
 }
 
-// PARASOL_DIRECT_COMPLETION=lazy: callbacks only where needed (above);
-// else (default) a callback on every command. Lazy is cheaper (a vendor
-// callback costs NVIDIA 5-6 us per command, docs/benchmarks.md) but hung
-// 1 run in 3 on the H100 host where StarPU moved data onto the GPU beside
-// direct commands; callbacks never did. Not the default until understood.
-bool lazy_completion() {
-  static const bool lazy = [] {
+// How the completion of direct commands is noticed (PARASOL_DIRECT_COMPLETION):
+//  - waiter (default): one thread per device waits for the vendor event of
+//    its lane's oldest command and completes what finished. The enqueuing
+//    thread pays nothing per command; NVIDIA charges 5-6 us for a callback
+//    (docs/benchmarks.md).
+//  - callback: a vendor callback on every command.
+//  - lazy: callbacks only where someone waits (see hand_over_direct), the
+//    rest noticed by later launches. It hung 3 cold Black-Scholes+SGEMM runs
+//    of 7 on the H100 host (heft and dmdas contexts side by side); the other
+//    modes never did. Not understood: experimental.
+enum class Completion { Waiter, Callback, Lazy };
+
+Completion completion_mode() {
+  static const Completion mode = [] {
     const char* v = std::getenv("PARASOL_DIRECT_COMPLETION");
-    return v && std::string_view(v) == "lazy";
+    std::string_view s = v ? v : "";
+    if (s == "lazy") return Completion::Lazy;
+    if (s == "callback") return Completion::Callback;
+    return Completion::Waiter;
   }();
-  return lazy;
+  return mode;
+}
+
+void wait_for_lane(Lane& lane) {
+  CallbackScope scope;  // completions launch successors: no waiting on StarPU here
+  for (;;) {
+    cl_event oldest;
+    {
+      std::unique_lock lock(lane.mutex);
+      lane.wake.wait(lock, [&] { return !lane.fifo.empty(); });
+      oldest = lane.fifo.front().done;
+      clRetainEvent(oldest);
+    }
+    clWaitForEvents(1, &oldest);  // also flushes the vendor queue
+    clReleaseEvent(oldest);
+    // Nothing done yet although the wait returned (a status lagging behind
+    // the wait, or another thread harvested it): do not spin.
+    if (harvest(lane) == 0) std::this_thread::yield();
+  }
+}
+
+void wake_waiter(Lane& lane) {
+  std::call_once(lane.waiter_started, [&lane] { std::thread([&lane] { wait_for_lane(lane); }).detach(); });
+  lane.wake.notify_one();
 }
 
 }  // namespace
@@ -113,14 +153,22 @@ void hand_over_direct(core::Event& event, LeasePins& pins, cl_event done,
   // A harvest elsewhere may complete (and let go of) the event as soon as
   // the command is in its lane.
   core::Ref<core::Event> keep(&event);
+  // The event's own reference to the vendor event, taken now: once in the
+  // lane, the command may complete and release its reference any moment.
+  clRetainEvent(done);
   pins.used_by(done);
   Lane& lane = lane_of(*event.executed_on());
   unsigned launched;
+  bool was_empty;
   {
     std::lock_guard lock(lane.mutex);
+    was_empty = lane.fifo.empty();
     lane.fifo.push_back({done, complete, self});  // self may be gone from here on
     launched = ++lane.launched;
   }
+  const Completion mode = completion_mode();
+  // The waiter only sleeps on an empty lane.
+  if (mode == Completion::Waiter && was_empty) wake_waiter(lane);
   // Published only once in the lane: whoever sees the vendor event may arm
   // its callback, whose harvest must find the command there. Whoever came
   // to await the event before (a successor registering between launch and
@@ -131,7 +179,8 @@ void hand_over_direct(core::Event& event, LeasePins& pins, cl_event done,
   event.queued_direct(done);
   const bool periodic = launched % 32 == 0;
   const bool awaited = event.awaited();
-  const bool arm_now = !lazy_completion() || periodic || event.profiled() || awaited;
+  const bool arm_now = mode == Completion::Callback ||
+                       (mode == Completion::Lazy && (periodic || event.profiled() || awaited));
   if (arm_now && event.take_direct_arming()) arm(lane, done);
   // Awaited: what flush_direct() would have done had it seen the vendor
   // event (PoCL may not start a command before a flush). And now and then,
@@ -139,7 +188,7 @@ void hand_over_direct(core::Event& event, LeasePins& pins, cl_event done,
   if (awaited || periodic) clFlush(event.executed_on()->worker().queue);
   // Every 8th launch: a status query costs about 1.5 us on NVIDIA (H100
   // host), as much as the launch's own event.
-  if (lazy_completion() && launched % 8 == 0) harvest(lane);
+  if (mode == Completion::Lazy && launched % 8 == 0) harvest(lane);
 }
 
 void direct_progress(core::Event& event, bool wait) {
@@ -148,7 +197,7 @@ void direct_progress(core::Event& event, bool wait) {
   if (wait) {
     clWaitForEvents(1, &done);
   } else {
-    if (event.take_direct_arming()) arm(lane, done);
+    if (completion_mode() != Completion::Waiter && event.take_direct_arming()) arm(lane, done);
     clFlush(event.executed_on()->worker().queue);
   }
   harvest(lane);
@@ -166,6 +215,7 @@ void drain_direct(const core::Device& device) {
 void flush_direct(const core::Device& device) {
   Lane& lane = lane_of(device);
   clFlush(device.worker().queue);
+  if (completion_mode() == Completion::Waiter) return;  // it notices by itself
   cl_event last = retained_last(lane);
   if (!last) return;
   arm(lane, last);

@@ -34,15 +34,13 @@ bool dependencies_allow(const core::Device& device, std::span<core::Event* const
 
 // What every direct command does once the vendor took it (done): its
 // leases learn which vendor command uses them (unpinned), the command joins
-// its device's lane, where complete(self) runs once the vendor completed it
-// (from whichever thread notices first: a later direct launch on the
-// device, a wait on the event or queue, or a vendor callback), and the event
-// becomes a direct dependency for later commands. Callbacks cost a vendor
-// thread hop per command; under PARASOL_DIRECT_COMPLETION=lazy they are
-// armed only where someone needs promptness: on awaited events (depended
-// on, waited for, polled), on every command of a profiling queue (accurate
-// end times), and on one command in 32 (so completions are noticed even by
-// a program that never waits). self may be gone after.
+// its device's lane, where complete(self) runs once the vendor completed it,
+// and the event becomes a direct dependency for later commands. Who notices
+// the completion depends on PARASOL_DIRECT_COMPLETION (direct_launch.cpp):
+// by default a waiter thread per device; or a vendor callback per command;
+// or (lazy) whichever thread looks first, with callbacks only on awaited
+// events (depended on, waited for, polled), on profiling queues and on one
+// command in 32. self may be gone after.
 void hand_over_direct(core::Event& event, LeasePins& pins, cl_event done,
                       void (*complete)(void*), void* self);
 

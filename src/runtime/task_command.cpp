@@ -167,6 +167,8 @@ void TaskCommand::on_done(void* self) {
   if (trace::enabled()) trace::record(*cmd->event_, cmd->name(), cmd->bytes(), cmd->status_);
   bool device_level = cmd->status_ == CL_OUT_OF_RESOURCES || cmd->status_ == CL_DEVICE_NOT_AVAILABLE;
   if (device_level && d && cmd->reschedule_after(*d)) return;
+  log::debug("command '", cmd->name(), "' (event ", cmd->event_->id(), ") ended: ",
+             error_name(cmd->status_));
   cmd->event_->complete(cmd->status_);  // may destroy cmd: nothing after
 }
 
@@ -276,9 +278,13 @@ void TaskCommand::submit() {
   }
   // Model-driven policies on cold models: see schedulers/calibration_guard.h.
   if (rotation_ && task->cl->model && schedulers::is_data_aware(rotation_->scheduler()))
-    calibration_ = schedulers::place_for_calibration(task, footprint(), candidates(), sched_ctx_);
+    calibration_ = schedulers::place_for_calibration(task, footprint(), candidates(),
+                                                     resident_device(), sched_ctx_);
   task_ = task;
   finished_ = 0;
+  log::debug("command '", name(), "' (event ", event.id(), ") goes to StarPU",
+             calibration_.held_back.empty() ? "" : ", held back from some of its devices",
+             calibration_.calibrating >= 0 ? ", to calibrate a model" : "");
   int rc = starpu_task_submit(task);
   if (rc != 0) {
     log::error("StarPU refused the task of command '", name(), "' (event ", event.id(),

@@ -126,6 +126,6 @@ TEST_CASE("under heft on cold models a far slower device calibrates with two com
   double four_times = twice;
   for (int r = 0; r < 2 * reps; ++r) four_times = 1.0 + four_times * 0.5;
   CHECK(y[0] == Approx(four_times).epsilon(1e-5));
-  if (ratio >= 32.0)  // far slower: moving the small buffer is cheap next to running there
+  if (ratio >= 32.0)  // past the guard's kStranded (16), with a margin for noise
     CHECK(ran_on(moved) == faster);
 }
