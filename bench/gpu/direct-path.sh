@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The direct launch path on the GPU machine (docs/benchmarks.md, "The direct
-# launch path"): per-command overhead with both completion modes (NVIDIA,
-# PoCL), then whole workloads with each completion mode. Run there as
+# launch path"): per-command overhead with each way of noticing completions
+# (waiter thread, the default; a callback per command; lazy), NVIDIA and
+# PoCL, then whole workloads with the default and with lazy. Run there as
 #   bash bench/gpu/direct-path.sh        (outputs in $OUT)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 R="bash $here/run-on-gpu.sh"; B=$here/../../.gpu/bin; O=${OUT:-/tmp/o}; mkdir -p "$O"
 export POCL_DEVICES=pthread PARASOL_NATIVE_DEVICE=0
-for m in callback lazy; do
+for m in waiter callback lazy; do
   for v in NVIDIA Portable; do
     echo "## $m $v"
     PARASOL_DIRECT_COMPLETION=$m BENCH_COMMANDS=2000 timeout 90 $R "$B/bench_command_overhead" $v | grep "|"
