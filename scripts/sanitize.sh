@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds and runs the test suite under sanitizers, for CI:
 #   build-asan: the whole suite with AddressSanitizer + UndefinedBehaviorSanitizer
-#   build-tsan: the concurrency test and the soak with ThreadSanitizer
+#   build-tsan: the concurrency test, the soak and the direct path's tests with ThreadSanitizer
 # Usage: scripts/sanitize.sh [asan|tsan|all]   (default: all)
 # Environment: JOBS (parallel jobs, default: nproc), CTEST_ARGS (extra ctest args).
 #
@@ -48,8 +48,8 @@ if [ "$what" = asan ] || [ "$what" = all ]; then
 fi
 
 if [ "$what" = tsan ] || [ "$what" = all ]; then
-  configure_build build-tsan thread Parasol test_concurrency test_soak
-  (cd "$root/build-tsan" && ctest -j"$jobs" --output-on-failure -R '^test_(concurrency|soak):' \
+  configure_build build-tsan thread Parasol test_concurrency test_soak test_direct_path
+  (cd "$root/build-tsan" && ctest -j"$jobs" --output-on-failure -R '^test_(concurrency|soak|direct_path):' \
      ${CTEST_ARGS:-}) || status=1
 fi
 
