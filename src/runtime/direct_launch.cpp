@@ -102,13 +102,15 @@ void arm(Lane& lane, cl_event done) {
 
 // How the completion of direct commands is noticed (PARASOL_DIRECT_COMPLETION):
 //  - waiter (default): one thread per device waits for the vendor event of
-//    its lane's oldest command and completes what finished. The enqueuing
+//    its lane's newest command and completes what finished: one wait (and
+//    one implicit flush) per batch of commands, not per command; who needs
+//    an earlier one sooner waits for it itself (Event::wait). The enqueuing
 //    thread pays nothing per command; NVIDIA charges 5-6 us for a callback
 //    (docs/benchmarks.md).
 //  - callback: a vendor callback on every command.
 //  - lazy: callbacks only where someone waits (see hand_over_direct), the
-//    rest noticed by later launches. It hung 3 cold Black-Scholes+SGEMM runs
-//    of 7 on the H100 host (heft and dmdas contexts side by side); the other
+//    rest noticed by later launches. It hung 1 cold Black-Scholes+SGEMM run
+//    in 8 on the H100 host (heft and dmdas contexts side by side); the other
 //    modes never did. Not understood: experimental.
 enum class Completion { Waiter, Callback, Lazy };
 
@@ -126,15 +128,15 @@ Completion completion_mode() {
 void wait_for_lane(Lane& lane) {
   CallbackScope scope;  // completions launch successors: no waiting on StarPU here
   for (;;) {
-    cl_event oldest;
+    cl_event newest;
     {
       std::unique_lock lock(lane.mutex);
       lane.wake.wait(lock, [&] { return !lane.fifo.empty(); });
-      oldest = lane.fifo.front().done;
-      clRetainEvent(oldest);
+      newest = lane.fifo.back().done;
+      clRetainEvent(newest);
     }
-    clWaitForEvents(1, &oldest);  // also flushes the vendor queue
-    clReleaseEvent(oldest);
+    clWaitForEvents(1, &newest);  // also flushes the vendor queue
+    clReleaseEvent(newest);
     // Nothing done yet although the wait returned (a status lagging behind
     // the wait, or another thread harvested it): do not spin.
     if (harvest(lane) == 0) std::this_thread::yield();
