@@ -103,10 +103,10 @@ void arm(Lane& lane, cl_event done) {
 // How the completion of direct commands is noticed (PARASOL_DIRECT_COMPLETION):
 //  - waiter (default): one thread per device waits for the vendor event of
 //    its lane's newest command and completes what finished: one wait (and
-//    one implicit flush) per batch of commands, not per command; who needs
-//    an earlier one sooner waits for it itself (Event::wait). The enqueuing
-//    thread pays nothing per command; NVIDIA charges 5-6 us for a callback
-//    (docs/benchmarks.md).
+//    one implicit flush) per batch of commands, not per command; events
+//    someone waits for, depends on or profiles get a callback as well.
+//    The enqueuing thread pays nothing for the others; NVIDIA charges
+//    5-6 us for a callback (docs/benchmarks.md).
 //  - callback: a vendor callback on every command.
 //  - lazy: callbacks only where someone waits (see hand_over_direct), the
 //    rest noticed by later launches. It hung 1 cold Black-Scholes+SGEMM run
@@ -175,14 +175,16 @@ void hand_over_direct(core::Event& event, LeasePins& pins, cl_event done,
   // its callback, whose harvest must find the command there. Whoever came
   // to await the event before (a successor registering between launch and
   // here: its flush found no vendor event) is seen now; flush_direct() and
-  // wait() mark first and look second, so one side always sees the other.
-  // (Missing that hung lazy completion on the H100 host: a StarPU task
-  // waited for a direct command nobody armed.)
+  // wait() mark first and look second, so one side always sees the other
+  // (else a successor could wait for a command nobody flushed or armed).
   event.queued_direct(done);
   const bool periodic = launched % 32 == 0;
   const bool awaited = event.awaited();
-  const bool arm_now = mode == Completion::Callback ||
-                       (mode == Completion::Lazy && (periodic || event.profiled() || awaited));
+  // Where promptness matters, a callback in every mode: an awaited event,
+  // and a profiled one (its end time is taken when it is noticed; the
+  // waiter notices a batch at once).
+  const bool arm_now = mode == Completion::Callback || event.profiled() || awaited ||
+                       (mode == Completion::Lazy && periodic);
   if (arm_now && event.take_direct_arming()) arm(lane, done);
   // Awaited: what flush_direct() would have done had it seen the vendor
   // event (PoCL may not start a command before a flush). And now and then,
@@ -199,7 +201,7 @@ void direct_progress(core::Event& event, bool wait) {
   if (wait) {
     clWaitForEvents(1, &done);
   } else {
-    if (completion_mode() != Completion::Waiter && event.take_direct_arming()) arm(lane, done);
+    if (event.take_direct_arming()) arm(lane, done);
     clFlush(event.executed_on()->worker().queue);
   }
   harvest(lane);
