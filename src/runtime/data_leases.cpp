@@ -81,8 +81,12 @@ class LeaseTable {
     static int& by_mode(starpu_data_access_mode mode, int& reading, int& writing) {
       return (mode & STARPU_W) ? writing : reading;
     }
-    int& claims(starpu_data_access_mode mode) { return by_mode(mode, reading_claims, writing_claims); }
-    int& takers(starpu_data_access_mode mode) { return by_mode(mode, reading_takers, writing_takers); }
+    int& claims(starpu_data_access_mode mode) {
+      return by_mode(mode, reading_claims, writing_claims);
+    }
+    int& takers(starpu_data_access_mode mode) {
+      return by_mode(mode, reading_takers, writing_takers);
+    }
     // Someone (a claim; a taker, after the caller's own acquisition) wants
     // the handle in a mode conflicting with a lease in `mode`.
     bool wanted_against(starpu_data_access_mode mode) const {
@@ -170,7 +174,8 @@ bool DataLeases::pin(const core::Device& device, const std::vector<starpu_data_h
       for (std::size_t i : missing) {
         // A claimed handle may be one a StarPU task is still to be granted:
         // leasing it now could leave the task waiting for the lease while
-        // this thread waits for a handle the task holds.
+        // this thread waits for a handle the task holds. Nor does a taker
+        // queue behind another one: StarPU's path instead.
         auto it = t.handles.find(handles[i]);
         if (it != t.handles.end() && it->second.wanted_against(modes[i])) return false;
         need += starpu_data_get_size(handles[i]);

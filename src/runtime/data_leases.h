@@ -67,7 +67,8 @@ class LeasePins {
 class DataClaim {
  public:
   DataClaim() = default;
-  DataClaim(DataClaim&& o) noexcept : handles_(std::move(o.handles_)), modes_(std::move(o.modes_)) {}
+  DataClaim(DataClaim&& o) noexcept
+      : handles_(std::move(o.handles_)), modes_(std::move(o.modes_)) {}
   DataClaim& operator=(DataClaim&& o) noexcept;
   ~DataClaim() { release(); }
   void release();
@@ -84,8 +85,9 @@ class DataLeases {
 
   // Pins leases covering every handle in its mode on device (taking the
   // missing ones; that blocks this thread while StarPU brings the data).
-  // False when they cannot be had now (a claim conflicts with a missing
-  // one, a recall raced): the caller takes StarPU's path.
+  // False when they cannot be had now (a claim or another taker conflicts
+  // with a missing one; one came while StarPU brought it, so it went back):
+  // the caller takes StarPU's path.
   // may_block: false where this thread must not wait on StarPU (its
   // callbacks); then only leases already held are used.
   bool pin(const core::Device& device, const std::vector<starpu_data_handle_t>& handles,

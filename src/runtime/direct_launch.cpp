@@ -144,7 +144,8 @@ void wait_for_lane(Lane& lane) {
 }
 
 void wake_waiter(Lane& lane) {
-  std::call_once(lane.waiter_started, [&lane] { std::thread([&lane] { wait_for_lane(lane); }).detach(); });
+  std::call_once(lane.waiter_started,
+                 [&lane] { std::thread([&lane] { wait_for_lane(lane); }).detach(); });
   lane.wake.notify_one();
 }
 

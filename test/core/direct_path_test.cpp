@@ -364,5 +364,6 @@ TEST_CASE("threads mixing direct and StarPU commands on shared queues and buffer
     }
     check_equal(read_all(q1, x, n), x0);
   }
-  check_direct_launches(kRounds);  // a shared queue waiting on StarPU sends its later commands there too
+  // Few: a shared queue waiting on StarPU sends its later commands there too.
+  check_direct_launches(kRounds);
 }
