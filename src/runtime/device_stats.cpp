@@ -47,6 +47,11 @@ void record_command(int worker_id, std::uint64_t busy_ns) {
   c.busy_ns.fetch_add(busy_ns, std::memory_order_relaxed);
 }
 
+void record_host_transfer(const VendorWorker& w, std::uint64_t bytes, bool to_device) {
+  std::lock_guard lock(bus_mutex);
+  (to_device ? node_in : node_out)[w.memory_node] += bytes;
+}
+
 cl_parasol_device_stats device_stats(const VendorWorker& w) {
   std::lock_guard lock(bus_mutex);
   collect_bus_traffic();

@@ -27,6 +27,7 @@ struct VendorTransfer {
   bool write;
   std::size_t offset, size;
   void* host;
+  core::Device* queue_device = nullptr;  // the command queue's (null: a context queue)
 };
 
 class HostCommand final : public core::Command {
@@ -44,6 +45,7 @@ class HostCommand final : public core::Command {
   static void on_acquired(void* self);
   void acquire_next();
   static void on_vendor_done(void* self);
+  core::Device* lease_target(starpu_data_handle_t handle, starpu_data_access_mode mode) const;
 
   struct Acquire {
     starpu_data_handle_t handle;
@@ -57,6 +59,7 @@ class HostCommand final : public core::Command {
   std::size_t bytes_;
   std::optional<VendorTransfer> vendor_form_;
   cl_event done_ = nullptr;  // the vendor's transfer, on the direct path
+  const core::Device* device_ = nullptr;  // whose vendor did it
   core::Event* event_ = nullptr;
 };
 

@@ -6,6 +6,7 @@
 // command through StarPU): the same values, and no direct launch logged.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -149,10 +150,11 @@ TEST_CASE("a chain on a device queue goes direct and computes what the CPU compu
   OneDevice d;
   auto& [dev, ctx, q, prog, k] = d;
   const size_t n = 4096;
-  auto want = initial(n);
+  const auto init = initial(n);  // read by the non-blocking write until it completes
+  auto want = init;
   Mem y(ctx, CL_MEM_READ_WRITE, n * sizeof(float));
   placement_log().take();
-  CL_REQUIRE(clEnqueueWriteBuffer(q, y, CL_FALSE, 0, n * sizeof(float), want.data(), 0, nullptr,
+  CL_REQUIRE(clEnqueueWriteBuffer(q, y, CL_FALSE, 0, n * sizeof(float), init.data(), 0, nullptr,
                                   nullptr));
   enqueue_steps(q, k, y, 3.0f, 20, n);
   step_on_cpu(want, 3.0f, 20);
@@ -214,6 +216,53 @@ TEST_CASE("a buffer leased on one device reaches another device with its latest 
   check_equal(read_all(qa, y, n), want);
   check_equal(read_all(qb, y, n), want);
   check_direct_launches(6 * 4);
+}
+
+TEST_CASE("host writes on a device queue go to its device, and every later user sees them") {
+  auto devs = pocl_devices();
+  REQUIRE(devs.size() >= 2);
+  Context ctx({devs[0], devs[1]});
+  Queue qa(ctx, devs[0]), qb(ctx, devs[1]), qc(ctx, nullptr);
+  Program prog(ctx, kSource);
+  Kernel k(prog, "halve_add");
+  const size_t n = 4096, bytes = n * sizeof(float);
+  const auto init = initial(n);
+  std::vector<float> patch(n / 4);
+  for (size_t i = 0; i < patch.size(); ++i) patch[i] = float(1000 + i);
+  const size_t patch_bytes = patch.size() * sizeof(float);
+  Mem y(ctx, CL_MEM_READ_WRITE, bytes);
+  placement_log().take();
+
+  // A whole overwrite of a buffer no device holds: the vendor of qa's
+  // device writes it there (the device counts the bytes in), not main RAM.
+  const cl_ulong in_before = device_stats(devs[0]).bytes_in;
+  Event w;
+  CL_REQUIRE(clEnqueueWriteBuffer(qa, y, CL_FALSE, 0, bytes, init.data(), 0, nullptr, &w));
+  CL_REQUIRE(clFinish(qa));
+  if (direct_enabled()) {
+    CHECK(ran_on(w) == devs[0]);
+    CHECK(device_stats(devs[0]).bytes_in - in_before >= bytes);
+  }
+  auto want = init;
+  enqueue_steps(qa, k, y, 2.0f, 3, n);
+  step_on_cpu(want, 2.0f, 3);
+  // A partial write patches the device's copy, after the kernels.
+  CL_REQUIRE(clEnqueueWriteBuffer(qa, y, CL_FALSE, bytes / 2, patch_bytes, patch.data(), 0, nullptr,
+                                  nullptr));
+  std::copy(patch.begin(), patch.end(), want.begin() + n / 2);
+  CL_REQUIRE(clFinish(qa));
+  // The other device takes the buffer over with the patch in it...
+  enqueue_steps(qb, k, y, 1.0f, 2, n);
+  step_on_cpu(want, 1.0f, 2);
+  CL_REQUIRE(clFinish(qb));
+  // ...and a partial write on qa meets the copy qb's device holds now.
+  CL_REQUIRE(clEnqueueWriteBuffer(qa, y, CL_TRUE, 0, patch_bytes, patch.data(), 0, nullptr,
+                                  nullptr));
+  std::copy(patch.begin(), patch.end(), want.begin());
+  check_equal(read_all(qc, y, n), want);
+  check_equal(read_all(qa, y, n), want);
+  check_equal(read_all(qb, y, n), want);
+  check_direct_launches(3 + 2 + 2);  // qa's kernels and writes, qb's kernels after the first
 }
 
 TEST_CASE("a leased buffer used by a context queue's StarPU task keeps one history") {
