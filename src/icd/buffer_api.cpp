@@ -98,7 +98,6 @@ cl_int enqueue_host(const char* function, CommandQueue* q, cl_command_type type,
   std::vector<core::Event*> waits;
   if (cl_int err = check_wait_list(function, num_events, wait_list, q->context(), waits))
     return err;
-  if (vendor_form) vendor_form->queue_device = q->device();
   auto work = std::make_unique<runtime::HostCommand>(std::move(accesses), std::move(body), bytes,
                                                      vendor_form);
   Ref<core::Event> e = q->enqueue(type, std::move(work), waits);

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/command_queue.h"
+#include "core/context.h"
 #include "core/device.h"
 #include "runtime/data_leases.h"
 #include "runtime/device_stats.h"
 #include "runtime/direct_launch.h"
 #include "runtime/trace.h"
 #include "runtime/vendor_handle.h"
+#include "schedulers/policy_names.h"
 #include "util/error_name.h"
 #include "util/log.h"
 
@@ -71,7 +74,7 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   // read or write does not care which device's copy it meets.
   auto* device = const_cast<core::Device*>(leases.holder_of_all({h}, {mode}));
   const bool take = !device;
-  if (take) device = lease_target(h, mode);
+  if (take) device = lease_target(event, h, mode);
   if (!device || !direct_capable(*device) || !dependencies_allow(*device, deps)) return false;
   LeasePins pins;
   if (!leases.pin(*device, {h}, {mode}, take && may_wait_for_starpu(), pins)) return false;
@@ -103,20 +106,31 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   return true;
 }
 
-// Where a transfer no device holds the data for goes on the direct path: the
-// queue's device, or on a context queue the device holding a read lease (the
-// data's home, where the policy keeps its commands). A write there leaves
-// the data where the next kernel runs, as the vendor's own write would: the
-// StarPU path copies into main RAM first and StarPU moves it later (saxpy
-// with transfers ran at 0.45x of NVIDIA's so). A read only goes where the
-// data is valid already: taking a lease must not move it.
-core::Device* HostCommand::lease_target(starpu_data_handle_t handle,
-                                        starpu_data_access_mode mode) const {
-  core::Device* d = vendor_form_->queue_device;
-  if (!d) d = const_cast<core::Device*>(DataLeases::instance().holder_of_all({handle}, {STARPU_R}));
-  if (!d) return nullptr;
-  if (!(mode & STARPU_W) && !starpu_data_is_on_node(handle, d->worker().memory_node)) return nullptr;
-  return d;
+// Where a transfer that no lease covers goes on the direct path. A write
+// goes to the queue's device or, on a context queue under a data-aware
+// policy, to the one device the data is valid on (where that policy keeps
+// its commands): the data is left where the next kernel runs, as by the
+// vendor's own write. (The StarPU path writes main RAM, and StarPU moves it
+// later: saxpy with transfers ran at 0.45x of NVIDIA's so.) A read goes to
+// a device only where main RAM has no valid copy and the device has one:
+// taking a lease must not move data.
+core::Device* HostCommand::lease_target(const core::Event& event, starpu_data_handle_t handle,
+                                        starpu_data_access_mode mode) {
+  const bool reading = !(mode & STARPU_W);
+  if (reading && starpu_data_is_on_node(handle, STARPU_MAIN_RAM)) return nullptr;
+  auto valid_on = [&](const core::Device* d) {
+    return starpu_data_is_on_node(handle, d->worker().memory_node) != 0;
+  };
+  if (core::Device* d = event.queue()->device()) return !reading || valid_on(d) ? d : nullptr;
+  const core::Context& context = *event.context();
+  if (!schedulers::is_data_aware(context.scheduler())) return nullptr;
+  core::Device* only = nullptr;
+  for (core::Device* d : context.devices()) {
+    if (d->is_native() || !context.in_rotation(d) || !valid_on(d)) continue;
+    if (only) return nullptr;
+    only = d;
+  }
+  return only;
 }
 
 void HostCommand::on_vendor_done(void* self) {

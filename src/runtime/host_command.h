@@ -27,7 +27,6 @@ struct VendorTransfer {
   bool write;
   std::size_t offset, size;
   void* host;
-  core::Device* queue_device = nullptr;  // the command queue's (null: a context queue)
 };
 
 class HostCommand final : public core::Command {
@@ -45,7 +44,8 @@ class HostCommand final : public core::Command {
   static void on_acquired(void* self);
   void acquire_next();
   static void on_vendor_done(void* self);
-  core::Device* lease_target(starpu_data_handle_t handle, starpu_data_access_mode mode) const;
+  static core::Device* lease_target(const core::Event& event, starpu_data_handle_t handle,
+                                    starpu_data_access_mode mode);
 
   struct Acquire {
     starpu_data_handle_t handle;

@@ -265,6 +265,48 @@ TEST_CASE("host writes on a device queue go to its device, and every later user 
   check_direct_launches(3 + 2 + 2);  // qa's kernels and writes, qb's kernels after the first
 }
 
+TEST_CASE("a host write on a context queue goes where the data is under heft, to main RAM under eager") {
+  auto devs = pocl_devices();
+  REQUIRE(devs.size() >= 2);
+  for (const char* policy : {"heft", "eager"}) {
+    const bool data_aware = std::string(policy) == "heft";
+    INFO("policy " << policy);
+    cl_context_properties props[] = {CL_CONTEXT_SCHEDULER_PARASOL,
+                                      reinterpret_cast<cl_context_properties>(policy), 0};
+    Context ctx({devs[0], devs[1]}, props);
+    Queue qb(ctx, devs[1]), qc(ctx, nullptr);
+    Program prog(ctx, kSource);
+    Kernel k(prog, "halve_add");
+    const size_t n = 2048, bytes = n * sizeof(float);
+    const auto init = initial(n);
+    auto want = init;
+    Mem y(ctx, CL_MEM_COPY_HOST_PTR, bytes, want.data());
+    enqueue_steps(qb, k, y, 1.0f, 2, n);  // the data ends up on devs[1]...
+    step_on_cpu(want, 1.0f, 2);
+    CL_REQUIRE(clFinish(qb));
+    cl_int err = CL_SUCCESS;  // ...and, read through a map, valid in main RAM too
+    auto* p = static_cast<float*>(clEnqueueMapBuffer(qc, y, CL_TRUE, CL_MAP_READ, 0, bytes, 0,
+                                                     nullptr, nullptr, &err));
+    CL_REQUIRE(err);
+    check_equal(std::vector<float>(p, p + n), want);
+    CL_REQUIRE(clEnqueueUnmapMemObject(qc, y, p, 0, nullptr, nullptr));
+    CL_REQUIRE(clFinish(qc));
+
+    Event w;
+    CL_REQUIRE(clEnqueueWriteBuffer(qc, y, CL_FALSE, 0, bytes, init.data(), 0, nullptr, &w));
+    CL_REQUIRE(clFinish(qc));
+    if (direct_enabled()) CHECK(ran_on(w) == (data_aware ? devs[1] : nullptr));
+    want = init;
+    check_equal(read_all(qc, y, n), want);
+    Event after;
+    set_args(k, y, 0.5f);
+    CL_REQUIRE(clEnqueueNDRangeKernel(qc, k, 1, nullptr, &n, nullptr, 0, nullptr, &after));
+    step_on_cpu(want, 0.5f, 1);
+    check_equal(read_all(qc, y, n), want);
+    check_equal(read_all(qb, y, n), want);
+  }
+}
+
 TEST_CASE("a leased buffer used by a context queue's StarPU task keeps one history") {
   auto devs = pocl_devices();
   REQUIRE(!devs.empty());
