@@ -267,7 +267,7 @@ cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem bu
         return CL_COMPLETE;
       },
       blocking_read, num_events_in_wait_list, event_wait_list, event,
-      runtime::VendorTransfer{false, offset, size, ptr});
+      runtime::VendorTransfer{runtime::VendorTransfer::Kind::Read, offset, size, ptr});
 }
 
 cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer,
@@ -288,7 +288,8 @@ cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem b
         return CL_COMPLETE;
       },
       blocking_write, num_events_in_wait_list, event_wait_list, event,
-      runtime::VendorTransfer{true, offset, size, const_cast<void*>(ptr)});
+      runtime::VendorTransfer{runtime::VendorTransfer::Kind::Write, offset, size,
+                              const_cast<void*>(ptr)});
 }
 
 cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer,
@@ -313,7 +314,9 @@ cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem sr
         std::memmove(dst->host_bytes() + dst_offset, src->host_bytes() + src_offset, size);
         return CL_COMPLETE;
       },
-      CL_FALSE, num_events_in_wait_list, event_wait_list, event);
+      CL_FALSE, num_events_in_wait_list, event_wait_list, event,
+      runtime::VendorTransfer{runtime::VendorTransfer::Kind::Copy, src_offset, size, nullptr,
+                              dst_offset});
 }
 
 cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer,

@@ -65,37 +65,32 @@ void HostCommand::acquire_next() {
 
 bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const> deps) {
   if (!vendor_form_ || !direct_path_enabled()) return false;
-  const core::Buffer& b = *accesses_[0].buffer;
-  starpu_data_handle_t h = b.storage().handle();
-  // W for a whole overwrite: a lease taken for it brings no data.
-  const starpu_data_access_mode mode = vendor_form_->write ? accesses_[0].mode : STARPU_R;
+  std::vector<starpu_data_handle_t> handles;
+  std::vector<starpu_data_access_mode> modes;  // W for a whole overwrite: its lease brings no data
+  for (const HostAccess& a : accesses_) {
+    handles.push_back(a.buffer->storage().handle());
+    modes.push_back(a.mode);
+  }
+  if (handles.size() == 2 && handles[0] == handles[1]) return false;  // one lease per handle
   DataLeases& leases = DataLeases::instance();
   // Whichever device holds the data does the transfer: the host side of a
   // read or write does not care which device's copy it meets.
-  auto* device = const_cast<core::Device*>(leases.holder_of_all({h}, {mode}));
+  auto* device = const_cast<core::Device*>(leases.holder_of_all(handles, modes));
   const bool take = !device;
-  if (take) device = lease_target(event, h, mode);
+  if (take) device = lease_target(event, handles[0]);
   if (!device || !direct_capable(*device) || !dependencies_allow(*device, deps)) return false;
   LeasePins pins;
-  if (!leases.pin(*device, {h}, {mode}, take && may_wait_for_starpu(), pins)) return false;
-  void* iface = pins.interface(0);
-  auto mem = reinterpret_cast<cl_mem>(STARPU_VARIABLE_GET_DEV_HANDLE(iface));
-  std::size_t offset = STARPU_VARIABLE_GET_OFFSET(iface) + b.origin() + vendor_form_->offset;
-  cl_command_queue q = device->worker().queue;
+  if (!leases.pin(*device, handles, modes, take && may_wait_for_starpu(), pins)) return false;
   event_ = &event;
   device_ = device;
   event.begin_direct(device);
-  log::debug(vendor_form_->write ? "write" : "read", " (event ", event.id(), ") goes directly to ",
-             device->name(), " [", device->vendor_platform_name(), "]");
-  cl_int err = vendor_form_->write
-                   ? clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, vendor_form_->size,
-                                          vendor_form_->host, 0, nullptr, &done_)
-                   : clEnqueueReadBuffer(q, mem, CL_FALSE, offset, vendor_form_->size,
-                                         vendor_form_->host, 0, nullptr, &done_);
-  if (err != CL_SUCCESS) {
-    log::error(vendor_form_->write ? "write" : "read", " of buffer data on ", device->name(), " [",
-               device->vendor_platform_name(), "] refused by the vendor: ", error_name(err), " (",
-               err, ")");
+  static constexpr const char* kWhat[] = {"read", "write", "copy"};
+  const char* what = kWhat[static_cast<int>(vendor_form_->kind)];
+  log::debug(what, " (event ", event.id(), ") goes directly to ", device->name(), " [",
+             device->vendor_platform_name(), "]");
+  if (cl_int err = enqueue_vendor(*device, pins); err != CL_SUCCESS) {
+    log::error(what, " of buffer data on ", device->name(), " [", device->vendor_platform_name(),
+               "] refused by the vendor: ", error_name(err), " (", err, ")");
     pins.used_by(nullptr);
     done_ = nullptr;
     if (trace::enabled()) trace::record(event, nullptr, bytes_, err);
@@ -106,20 +101,43 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   return true;
 }
 
-// Where a transfer that no lease covers goes on the direct path. A write
-// goes to the queue's device or, on a context queue under a data-aware
-// policy, to the one device the data is valid on (where that policy keeps
-// its commands): the data is left where the next kernel runs, as by the
-// vendor's own write. (The StarPU path writes main RAM, and StarPU moves it
-// later: saxpy with transfers ran at 0.45x of NVIDIA's so.) A read goes to
-// a device only where main RAM has no valid copy and the device has one:
-// taking a lease must not move data.
-core::Device* HostCommand::lease_target(const core::Event& event, starpu_data_handle_t handle,
-                                        starpu_data_access_mode mode) {
-  const bool reading = !(mode & STARPU_W);
-  if (reading && starpu_data_is_on_node(handle, STARPU_MAIN_RAM)) return nullptr;
+cl_int HostCommand::enqueue_vendor(const core::Device& device, const LeasePins& pins) {
+  // The vendor's buffer and the window's offset in it, for the i-th access.
+  auto place = [&](std::size_t i, std::size_t offset) {
+    void* iface = pins.interface(i);
+    return std::pair{reinterpret_cast<cl_mem>(STARPU_VARIABLE_GET_DEV_HANDLE(iface)),
+                     STARPU_VARIABLE_GET_OFFSET(iface) + accesses_[i].buffer->origin() + offset};
+  };
+  cl_command_queue q = device.worker().queue;
+  const VendorTransfer& t = *vendor_form_;
+  auto [mem, offset] = place(0, t.offset);
+  switch (t.kind) {
+    case VendorTransfer::Kind::Read:
+      return clEnqueueReadBuffer(q, mem, CL_FALSE, offset, t.size, t.host, 0, nullptr, &done_);
+    case VendorTransfer::Kind::Write:
+      return clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, t.size, t.host, 0, nullptr, &done_);
+    case VendorTransfer::Kind::Copy: {
+      auto [dst, dst_offset] = place(1, t.dst_offset);
+      return clEnqueueCopyBuffer(q, mem, dst, offset, dst_offset, t.size, 0, nullptr, &done_);
+    }
+  }
+  return CL_INVALID_OPERATION;
+}
+
+// Where a command that no lease covers goes on the direct path. A write or
+// copy goes to the queue's device or, on a context queue under a
+// data-aware policy, to the one device the data it reads or overwrites is
+// valid on (where that policy keeps its commands): its result is left
+// where the next kernel runs, as by the vendor's own command. (The StarPU
+// path works in main RAM, and StarPU moves the result later: saxpy with
+// transfers ran at 0.45x of NVIDIA's so, nbody's gathering copies cost it
+// 6%.) A read goes to a device only where main RAM has no valid copy and
+// the device has one: taking a lease must not move data.
+core::Device* HostCommand::lease_target(const core::Event& event, starpu_data_handle_t from) const {
+  const bool reading = vendor_form_->kind == VendorTransfer::Kind::Read;
+  if (reading && starpu_data_is_on_node(from, STARPU_MAIN_RAM)) return nullptr;
   auto valid_on = [&](const core::Device* d) {
-    return starpu_data_is_on_node(handle, d->worker().memory_node) != 0;
+    return starpu_data_is_on_node(from, d->worker().memory_node) != 0;
   };
   if (core::Device* d = event.queue()->device()) return !reading || valid_on(d) ? d : nullptr;
   const core::Context& context = *event.context();
@@ -140,8 +158,9 @@ void HostCommand::on_vendor_done(void* self) {
   if (status < 0)
     log::error("transfer of event ", cmd->event_->id(), " failed in the vendor: ", error_name(status),
                " (", status, ")");
-  else
-    record_host_transfer(cmd->device_->worker(), cmd->vendor_form_->size, cmd->vendor_form_->write);
+  else if (cmd->vendor_form_->kind != VendorTransfer::Kind::Copy)
+    record_host_transfer(cmd->device_->worker(), cmd->vendor_form_->size,
+                         cmd->vendor_form_->kind == VendorTransfer::Kind::Write);
   if (trace::enabled()) trace::record(*cmd->event_, nullptr, cmd->bytes_, status);
   cmd->event_->complete(status < 0 ? status : CL_COMPLETE);  // may destroy cmd
 }

@@ -21,12 +21,15 @@ struct HostAccess {
   starpu_data_access_mode mode;  // STARPU_R, STARPU_W (whole overwrite) or STARPU_RW
 };
 
-// The same transfer done by a vendor: a read or write of the command's one
-// buffer, [offset, offset + size) of its window, from or to host.
+// The same command done by a vendor, on the direct path: a read or write of
+// the command's one buffer, [offset, offset + size) of its window, from or
+// to host; or a copy from the first buffer's window at offset to the
+// second's at dst_offset.
 struct VendorTransfer {
-  bool write;
+  enum class Kind { Read, Write, Copy } kind;
   std::size_t offset, size;
-  void* host;
+  void* host = nullptr;         // Read, Write
+  std::size_t dst_offset = 0;   // Copy
 };
 
 class HostCommand final : public core::Command {
@@ -44,8 +47,8 @@ class HostCommand final : public core::Command {
   static void on_acquired(void* self);
   void acquire_next();
   static void on_vendor_done(void* self);
-  static core::Device* lease_target(const core::Event& event, starpu_data_handle_t handle,
-                                    starpu_data_access_mode mode);
+  core::Device* lease_target(const core::Event& event, starpu_data_handle_t from) const;
+  cl_int enqueue_vendor(const core::Device& device, const LeasePins& pins);
 
   struct Acquire {
     starpu_data_handle_t handle;

@@ -307,6 +307,49 @@ TEST_CASE("a host write on a context queue goes where the data is under heft, to
   }
 }
 
+TEST_CASE("a copy between buffers on a device is done by its vendor, and every later user sees it") {
+  auto devs = pocl_devices();
+  REQUIRE(devs.size() >= 2);
+  Context ctx({devs[0], devs[1]});
+  Queue qa(ctx, devs[0]), qb(ctx, devs[1]), qc(ctx, nullptr);
+  Program prog(ctx, kSource);
+  Kernel k(prog, "halve_add");
+  const size_t n = 4096, bytes = n * sizeof(float), quarter = n / 4;
+  auto want_a = initial(n);
+  std::vector<float> want_b(n);
+  for (size_t i = 0; i < n; ++i) want_b[i] = float(3 * i);
+  Mem a(ctx, CL_MEM_COPY_HOST_PTR, bytes, want_a.data());
+  Mem b(ctx, CL_MEM_COPY_HOST_PTR, bytes, want_b.data());
+  enqueue_steps(qa, k, a, 2.0f, 2, n);  // both leased on devs[0]
+  step_on_cpu(want_a, 2.0f, 2);
+  enqueue_steps(qa, k, b, 1.0f, 1, n);
+  step_on_cpu(want_b, 1.0f, 1);
+
+  // The second quarter of a into the third of b, behind the kernels.
+  Event c;
+  CL_REQUIRE(clEnqueueCopyBuffer(qa, a, b, quarter * sizeof(float), 2 * quarter * sizeof(float),
+                                 quarter * sizeof(float), 0, nullptr, &c));
+  std::copy_n(want_a.begin() + quarter, quarter, want_b.begin() + 2 * quarter);
+  CL_REQUIRE(clFinish(qa));
+  if (direct_enabled()) CHECK(ran_on(c) == devs[0]);
+  // a stays on devs[0], b goes to devs[1]: a copy on qb brings a there.
+  enqueue_steps(qa, k, a, 3.0f, 1, n);
+  step_on_cpu(want_a, 3.0f, 1);
+  enqueue_steps(qb, k, b, 0.5f, 1, n);
+  step_on_cpu(want_b, 0.5f, 1);
+  CL_REQUIRE(clFinish(qa));
+  CL_REQUIRE(clFinish(qb));
+  CL_REQUIRE(clEnqueueCopyBuffer(qb, a, b, 0, 0, quarter * sizeof(float), 0, nullptr, &c));
+  std::copy_n(want_a.begin(), quarter, want_b.begin());
+  enqueue_steps(qb, k, b, 0.25f, 1, n);
+  step_on_cpu(want_b, 0.25f, 1);
+  CL_REQUIRE(clFinish(qb));
+  if (direct_enabled()) CHECK(ran_on(c) == devs[1]);
+  check_equal(read_all(qc, a, n), want_a);
+  check_equal(read_all(qc, b, n), want_b);
+  check_equal(read_all(qa, b, n), want_b);
+}
+
 TEST_CASE("a leased buffer used by a context queue's StarPU task keeps one history") {
   auto devs = pocl_devices();
   REQUIRE(!devs.empty());
