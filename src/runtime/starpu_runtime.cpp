@@ -33,6 +33,12 @@ void set_default_environment() {
   // Vendors run their own threads; pinning StarPU's driver threads on top of
   // them only fights the vendor's placement.
   setenv("STARPU_WORKERS_NOBIND", "1", 0);
+  // Keep measuring and save the models at exit. StarPU 1.3 saves them only
+  // while its calibrate flag is set; it raises the flag itself when it meets
+  // an uncalibrated model, but every scheduling context created afterwards
+  // (one per Parasol context with a context queue) resets it to this
+  // setting: a program that created a second context lost its measurements.
+  setenv("STARPU_CALIBRATE", "1", 0);
 }
 
 std::string platform_name(cl_platform_id p) {
