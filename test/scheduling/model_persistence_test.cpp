@@ -34,11 +34,11 @@ int measure_then_open_another_context() {
     return 1;
   };
   auto devs = pocl_devices();
-  if (devs.size() < 2) return fail("finding two PoCL devices", 0);
+  if (devs.empty()) return fail("finding a PoCL device", 0);
   cl_context_properties heft[] = {CL_CONTEXT_SCHEDULER_PARASOL,
                                   reinterpret_cast<cl_context_properties>("heft"), 0};
   cl_int err = CL_SUCCESS;
-  cl_context a = clCreateContext(heft, 2, devs.data(), nullptr, nullptr, &err);
+  cl_context a = clCreateContext(heft, 1, devs.data(), nullptr, nullptr, &err);
   if (err) return fail("clCreateContext", err);
   cl_command_queue qa = clCreateCommandQueueWithProperties(a, nullptr, nullptr, &err);
   if (err) return fail("context queue", err);
