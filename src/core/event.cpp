@@ -66,13 +66,14 @@ void Event::begin_direct(Device* device) {
 
 void Event::queued_direct(cl_event done) {
   direct_done_.store(done, std::memory_order_release);
+  direct_queued_.store(true);  // sequentially consistent: see flush_direct()
 }
 
 void Event::flush_direct() {
   // Sequentially consistent with hand_over_direct(): either it sees the
   // mark, or this sees the vendor event.
   awaited_.store(true);
-  if (direct_done() && !finished()) runtime::direct_progress(*this, false);
+  if (direct_queued() && !finished()) runtime::direct_progress(*this, false);
 }
 
 void Event::start() {
@@ -179,7 +180,7 @@ bool Event::set_user_status(cl_int status) {
 
 cl_int Event::wait() {
   awaited_.store(true);  // as flush_direct()
-  if (direct_done() && !finished()) runtime::direct_progress(*this, true);
+  if (direct_queued() && !finished()) runtime::direct_progress(*this, true);
   std::unique_lock lock(mutex_);
   done_.wait(lock, [this] { return status_ <= CL_COMPLETE; });
   return status_;

@@ -70,15 +70,16 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
 
   // The direct launch path (runtime/direct_launch.h): instead of start(),
   // begin_direct() before the vendor enqueue (the event is in flight and
-  // running on device), then queued_direct() with the vendor's event once
-  // the command is on the vendor's queue: later commands for that device
-  // may queue behind it.
+  // running on device), then queued_direct() once the command is on the
+  // vendor's queue: later commands for that device may queue behind it.
   void begin_direct(Device* device);
-  // done: a reference the event takes over (released with the event).
+  // done: the vendor's event, a reference the event takes over (released
+  // with the event); null for a command enqueued without one.
   void queued_direct(cl_event done);
   bool queued_direct_on(const Device* device) const {
-    return direct_done_.load(std::memory_order_acquire) && executed_on_ == device;
+    return direct_queued_.load(std::memory_order_acquire) && executed_on_ == device;
   }
+  bool direct_queued() const { return direct_queued_.load(); }  // seq_cst: see flush_direct()
   cl_event direct_done() const { return direct_done_.load(std::memory_order_acquire); }
   // True once: whoever gets it arms the vendor callback.
   bool take_direct_arming() { return !direct_armed_.exchange(true); }
@@ -143,6 +144,7 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   std::atomic<bool> user_status_set_{false};
   std::atomic<bool> in_flight_{false};
   std::atomic<cl_event> direct_done_{nullptr};  // retained
+  std::atomic<bool> direct_queued_{false};
   std::atomic<bool> direct_armed_{false};
   std::atomic<bool> awaited_{false};
   cl_uint partitioning_factor_ = 0;  // start() took a reference complete() gives back

@@ -24,6 +24,7 @@ struct Lease {
   // Retained vendor events of the commands that used it, in about the order
   // they were enqueued on the device's in-order vendor queue.
   std::deque<cl_event> uses;
+  bool unevented_uses = false;  // and commands enqueued without an event
 };
 
 namespace {
@@ -50,11 +51,27 @@ void prune(std::deque<cl_event>& uses) {
   }
 }
 
+// Waits until every command enqueued on queue so far has completed: a
+// marker's event, else the whole queue.
+void wait_behind(cl_command_queue queue) {
+  cl_event marker = nullptr;
+  if (clEnqueueMarkerWithWaitList(queue, 0, nullptr, &marker) == CL_SUCCESS) {
+    clWaitForEvents(1, &marker);
+    clReleaseEvent(marker);
+  } else {
+    clFinish(queue);
+  }
+}
+
 // Hands the acquisition back to StarPU once every vendor command that used
 // it has completed. On the deferred thread: it waits, and a release may run
 // StarPU callbacks that must not run under the caller's locks.
 void give_back(const std::shared_ptr<Lease>& lease) {
-  defer_release([uses = std::move(lease->uses), handle = lease->handle, node = lease->node] {
+  cl_command_queue behind =
+      lease->unevented_uses ? lease->device->worker().queue : nullptr;
+  defer_release([uses = std::move(lease->uses), handle = lease->handle, node = lease->node,
+                 behind] {
+    if (behind) wait_behind(behind);
     for (cl_event e : uses) {
       clWaitForEvents(1, &e);
       clReleaseEvent(e);
@@ -120,6 +137,17 @@ static LeaseTable& table() {
   // Never destroyed: leases may be given back during exit.
   static auto* t = new LeaseTable();
   return *t;
+}
+
+void LeasePins::used_without_event() {
+  if (leases_.empty()) return;
+  LeaseTable& t = table();
+  std::lock_guard lock(t.mutex);
+  for (auto& l : leases_) {
+    l->unevented_uses = true;
+    if (--l->pins == 0 && l->recalled) give_back(l);
+  }
+  leases_.clear();
 }
 
 void LeasePins::used_by(cl_event done) {

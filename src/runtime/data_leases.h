@@ -50,6 +50,9 @@ class LeasePins {
   // The vendor command that uses the leases (null: none was enqueued);
   // unpins them.
   void used_by(cl_event done);
+  // The same for a vendor command enqueued without an event: giving the
+  // leases back then waits for a marker behind it.
+  void used_without_event();
 
  private:
   friend class DataLeases;

@@ -10,6 +10,7 @@
 
 #include <CL/cl.h>
 
+#include <mutex>
 #include <span>
 
 #include "core/device.h"
@@ -32,17 +33,51 @@ bool may_wait_for_starpu();
 // before on device's vendor queue (which runs in order).
 bool dependencies_allow(const core::Device& device, std::span<core::Event* const> deps);
 
-// What every direct command does once the vendor took it (done): its
-// leases learn which vendor command uses them (unpinned), the command joins
-// its device's lane, where complete(self) runs once the vendor completed it,
+struct Lane;
+
+// A direct command's place on its device's vendor queue, held from before
+// the vendor enqueue until hand_over_direct() put it in the device's lane:
+// lane order is then vendor-queue order, so a later command's completion
+// proves an earlier one's. It also decides whether the vendor enqueue asks
+// for an output event: by default (waiter completion) only one command in
+// 32 does, plus those someone already waits for or profiles. NVIDIA charges
+// about 3 us for an event and far more while a thread waits on one of many
+// (bench/vendor_costs.cpp); a command without one completes when a later
+// event (another command's, or a marker the waiter enqueues) does.
+class DirectSlot {
+ public:
+  explicit DirectSlot(const core::Event& event);  // after event.begin_direct()
+  DirectSlot(const DirectSlot&) = delete;
+  DirectSlot& operator=(const DirectSlot&) = delete;
+  // Where the vendor enqueue leaves its event: null when it asks for none.
+  cl_event* event_out(cl_event& done) const { return wants_event_ ? &done : nullptr; }
+  bool wants_event() const { return wants_event_; }
+  // Lets go without handing a command over (the vendor refused it).
+  void release() {
+    if (order_.owns_lock()) order_.unlock();
+  }
+
+ private:
+  friend void hand_over_direct(DirectSlot&, core::Event&, LeasePins&, cl_event,
+                               void (*)(void*, cl_int), void*);
+  Lane& lane_;
+  std::unique_lock<std::mutex> order_;
+  bool wants_event_;
+};
+
+// What every direct command does once the vendor took it (done: its event,
+// or null when the slot asked for none): its leases learn that a vendor
+// command uses them (unpinned), the command joins its device's lane, where
+// complete(self, status) runs once the vendor completed it (status: that of
+// the event proving it, for a command without its own), the slot is let go,
 // and the event becomes a direct dependency for later commands. Who notices
 // the completion depends on PARASOL_DIRECT_COMPLETION (direct_launch.cpp):
 // by default a waiter thread per device; or a vendor callback per command;
 // or (lazy) whichever thread looks first, with callbacks only on awaited
 // events (depended on, waited for, polled), on profiling queues and on one
 // command in 32. self may be gone after.
-void hand_over_direct(core::Event& event, LeasePins& pins, cl_event done,
-                      void (*complete)(void*), void* self);
+void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_event done,
+                      void (*complete)(void*, cl_int), void* self);
 
 // The hooks of core::Event and core::CommandQueue for direct commands:
 // progress() arms the event's callback and flushes its vendor queue (wait:

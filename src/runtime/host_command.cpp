@@ -88,7 +88,9 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   const char* what = kWhat[static_cast<int>(vendor_form_->kind)];
   log::debug(what, " (event ", event.id(), ") goes directly to ", device->name(), " [",
              device->vendor_platform_name(), "]");
-  if (cl_int err = enqueue_vendor(*device, pins); err != CL_SUCCESS) {
+  DirectSlot slot(event);
+  if (cl_int err = enqueue_vendor(*device, pins, slot.event_out(done_)); err != CL_SUCCESS) {
+    slot.release();
     log::error(what, " of buffer data on ", device->name(), " [", device->vendor_platform_name(),
                "] refused by the vendor: ", error_name(err), " (", err, ")");
     pins.used_by(nullptr);
@@ -97,11 +99,13 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
     event.complete(err);  // may destroy this command
     return true;
   }
-  hand_over_direct(event, pins, done_, &HostCommand::on_vendor_done, this);  // this may be gone after
+  hand_over_direct(slot, event, pins, done_, &HostCommand::on_vendor_done,
+                   this);  // this may be gone after
   return true;
 }
 
-cl_int HostCommand::enqueue_vendor(const core::Device& device, const LeasePins& pins) {
+cl_int HostCommand::enqueue_vendor(const core::Device& device, const LeasePins& pins,
+                                   cl_event* done) {
   // The vendor's buffer and the window's offset in it, for the i-th access.
   auto place = [&](std::size_t i, std::size_t offset) {
     void* iface = pins.interface(i);
@@ -113,12 +117,12 @@ cl_int HostCommand::enqueue_vendor(const core::Device& device, const LeasePins& 
   auto [mem, offset] = place(0, t.offset);
   switch (t.kind) {
     case VendorTransfer::Kind::Read:
-      return clEnqueueReadBuffer(q, mem, CL_FALSE, offset, t.size, t.host, 0, nullptr, &done_);
+      return clEnqueueReadBuffer(q, mem, CL_FALSE, offset, t.size, t.host, 0, nullptr, done);
     case VendorTransfer::Kind::Write:
-      return clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, t.size, t.host, 0, nullptr, &done_);
+      return clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, t.size, t.host, 0, nullptr, done);
     case VendorTransfer::Kind::Copy: {
       auto [dst, dst_offset] = place(1, t.dst_offset);
-      return clEnqueueCopyBuffer(q, mem, dst, offset, dst_offset, t.size, 0, nullptr, &done_);
+      return clEnqueueCopyBuffer(q, mem, dst, offset, dst_offset, t.size, 0, nullptr, done);
     }
   }
   return CL_INVALID_OPERATION;
@@ -151,10 +155,13 @@ core::Device* HostCommand::lease_target(const core::Event& event, starpu_data_ha
   return only;
 }
 
-void HostCommand::on_vendor_done(void* self) {
+void HostCommand::on_vendor_done(void* self, cl_int proof_status) {
   auto* cmd = static_cast<HostCommand*>(self);
-  cl_int status = vendor_event_status(cmd->done_, CL_COMPLETE);
-  clReleaseEvent(cmd->done_);
+  cl_int status = proof_status;  // without an event of its own: the one proving it done
+  if (cmd->done_) {
+    status = vendor_event_status(cmd->done_, CL_COMPLETE);
+    clReleaseEvent(cmd->done_);
+  }
   if (status < 0)
     log::error("transfer of event ", cmd->event_->id(), " failed in the vendor: ", error_name(status),
                " (", status, ")");

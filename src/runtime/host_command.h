@@ -46,9 +46,9 @@ class HostCommand final : public core::Command {
  private:
   static void on_acquired(void* self);
   void acquire_next();
-  static void on_vendor_done(void* self);
+  static void on_vendor_done(void* self, cl_int proof_status);
   core::Device* lease_target(const core::Event& event, starpu_data_handle_t from) const;
-  cl_int enqueue_vendor(const core::Device& device, const LeasePins& pins);
+  cl_int enqueue_vendor(const core::Device& device, const LeasePins& pins, cl_event* done);
 
   struct Acquire {
     starpu_data_handle_t handle;

@@ -108,7 +108,7 @@ std::uint64_t KernelCommand::launch_key(const core::Kernel& kernel,
 
 std::size_t KernelCommand::size() const { return range_.global[0] * range_.global[1] * range_.global[2]; }
 
-cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event& done) {
+cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event* done) {
   cl_kernel k = kernel_->vendor_for(&device);
   if (!k) {
     log::error("kernel ", kernel_->name(), " is not built for ", device.name(), " [",
@@ -163,12 +163,12 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event& d
   cl_int err = clEnqueueNDRangeKernel(device.worker().queue, k, range_.work_dim,
                                       range_.offset.data(), range_.global.data(),
                                       local_given ? range_.local.data() : nullptr, 0, nullptr,
-                                      &done);
+                                      done);
   if (err != CL_SUCCESS) {
     log::error("kernel ", kernel_->name(), " on ", device.name(), " [",
                device.vendor_platform_name(), "]: the vendor refused the launch: ",
                error_name(err), " (", err, ")");
-    done = nullptr;
+    if (done) *done = nullptr;
     return err;
   }
   return CL_COMPLETE;

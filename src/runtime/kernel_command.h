@@ -22,7 +22,7 @@ class KernelCommand final : public TaskCommand {
  public:
   KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> args, const NDRange& range,
                 core::Device* pinned, unsigned sched_ctx);
-  cl_int execute(void* buffers[], core::Device& device, cl_event& done) override;
+  cl_int execute(void* buffers[], core::Device& device, cl_event* done) override;
   cl_int execute_on_host(void* buffers[], core::Device& device) override;
   bool launch_direct(core::Event& event, std::span<core::Event* const> deps) override;
   // Launches that are alike (kernel, NDRange, buffer sizes) share a key.

@@ -128,13 +128,27 @@ bool TaskCommand::held_back(int worker) const {
 void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   auto* cmd = static_cast<TaskCommand*>(self);
   core::Device& device = cmd->begin_on_worker();
-  cmd->status_ = cmd->execute(buffers, device, cmd->done_);
+  cmd->status_ = cmd->execute(buffers, device, &cmd->done_);
   if (cmd->done_ && !opencl_async()) {
     // Oclgrind runs the kernel inside this wait: the vendor lock covers it.
     VendorLock lock = lock_vendor(device.worker().platform);
     clWaitForEvents(1, &cmd->done_);
     cmd->finished_ = now_ns();
   }
+}
+
+void TaskCommand::on_direct_done(void* self, cl_int proof_status) {
+  auto* cmd = static_cast<TaskCommand*>(self);
+  if (!cmd->done_ && proof_status < 0) {
+    const core::Device* d = cmd->event_->executed_on();
+    log::error("command '", cmd->name(), "' (event ", cmd->event_->id(), ") on ", d->name(), " [",
+               d->vendor_platform_name(), "] had no vendor event of its own, and the later one "
+               "proving it done ended with ", error_name(proof_status), " (", proof_status,
+               "): it is reported failed too");
+    cmd->status_ = proof_status;
+    cmd->status_unknown_ = true;
+  }
+  on_done(self);
 }
 
 void TaskCommand::on_done(void* self) {
@@ -166,7 +180,8 @@ void TaskCommand::on_done(void* self) {
   }
   if (trace::enabled()) trace::record(*cmd->event_, cmd->name(), cmd->bytes(), cmd->status_);
   bool device_level = cmd->status_ == CL_OUT_OF_RESOURCES || cmd->status_ == CL_DEVICE_NOT_AVAILABLE;
-  if (device_level && d && cmd->reschedule_after(*d)) return;
+  // Not a command whose own status is unknown: it may have run.
+  if (device_level && d && !cmd->status_unknown_ && cmd->reschedule_after(*d)) return;
   log::debug("command '", cmd->name(), "' (event ", cmd->event_->id(), ") ended: ",
              error_name(cmd->status_));
   cmd->event_->complete(cmd->status_);  // may destroy cmd: nothing after
@@ -235,13 +250,18 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
   log::debug("command '", name(), "' (event ", event.id(), ") goes directly to ", device->name(),
              " [", device->vendor_platform_name(), "]: its data is resident there");
   started_ = now_ns();
-  status_ = execute(buffers.data(), *device, done_);
-  if (!done_) {
+  DirectSlot slot(event);
+  status_ = execute(buffers.data(), *device, slot.event_out(done_));
+  if (status_ != CL_COMPLETE || (slot.wants_event() && !done_)) {
+    // The vendor refused it (the event fails with its error), or there was
+    // nothing to enqueue (a migration: the leases brought the data).
+    slot.release();
     pins.used_by(nullptr);
-    on_done(this);  // the vendor refused it: the event fails with its error
+    on_done(this);
     return true;
   }
-  hand_over_direct(event, pins, done_, &TaskCommand::on_done, this);  // this may be gone after
+  hand_over_direct(slot, event, pins, done_, &TaskCommand::on_direct_done,
+                   this);  // this may be gone after
   return true;
 }
 

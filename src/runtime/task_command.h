@@ -31,9 +31,10 @@ class TaskCommand : public core::Command {
 
   // Runs on the StarPU worker of device; buffers[i] is the StarPU interface
   // of handles()[i] on that device. The work is enqueued on the worker's
-  // vendor queue; the vendor event left in `done` decides the command's
-  // status once it completes.
-  virtual cl_int execute(void* buffers[], core::Device& device, cl_event& done) = 0;
+  // vendor queue; the vendor event left in *done decides the command's
+  // status once it completes. done is null on the direct path when the
+  // command goes without an event (runtime/direct_launch.h, DirectSlot).
+  virtual cl_int execute(void* buffers[], core::Device& device, cl_event* done) = 0;
   // The same on the native CPU device's worker: buffers[i] are main-RAM
   // interfaces. Runs the work to completion.
   virtual cl_int execute_on_host(void* buffers[], core::Device& device) = 0;
@@ -84,6 +85,9 @@ class TaskCommand : public core::Command {
   // was placed again on another device of the context.
   bool reschedule_after(core::Device& failed);
   static void on_done(void* self);
+  // On the direct path: proof_status is the vendor status of the event that
+  // proved the command done (its own, or a later one).
+  static void on_direct_done(void* self, cl_int proof_status);
 
   core::Device* pinned_;
   unsigned sched_ctx_;
@@ -95,6 +99,7 @@ class TaskCommand : public core::Command {
   core::Event* event_ = nullptr;
   cl_int status_ = CL_COMPLETE;
   cl_event done_ = nullptr;
+  bool status_unknown_ = false;  // failed as the later event proving it did
   std::uint64_t started_ = 0;
   std::uint64_t finished_ = 0;  // when the worker saw the vendor command done
   starpu_task* task_ = nullptr;

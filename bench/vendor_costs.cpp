@@ -1,0 +1,260 @@
+// What a vendor's own OpenCL calls cost when used the way Parasol's direct
+// path uses them, without Parasol: the same tiny-kernel stream sent to the
+// vendor directly, adding one ingredient at a time (an output event per
+// command, setting every argument again, a thread waiting on the newest
+// event, a callback per command). Tells which part of Parasol's per-command
+// overhead (bench_command_overhead) is the vendor's answer to those calls.
+//
+//   bench_vendor_costs [vendor-platform-prefix]   (default: the first platform)
+// Environment: BENCH_COMMANDS [2000] per stream, BENCH_ROUNDS [5] (best of).
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "bench_util.h"
+
+using namespace bench;
+
+namespace {
+
+const char* kSource =
+    "__kernel void tiny_saxpy(__global float* y, __global const float* x, float a) {\n"
+    "  size_t i = get_global_id(0); y[i] = a * x[i] + y[i];\n"
+    "}\n";
+
+struct Stream {
+  cl_command_queue q;
+  cl_kernel k;
+  cl_mem x, y;
+  size_t items = 1024;
+  float a = 1.0f;
+
+  void set_args() {
+    BENCH_CHECK(clSetKernelArg(k, 0, sizeof y, &y));
+    BENCH_CHECK(clSetKernelArg(k, 1, sizeof x, &x));
+    BENCH_CHECK(clSetKernelArg(k, 2, sizeof a, &a));
+  }
+  cl_event launch(bool want_event) {
+    cl_event e = nullptr;
+    BENCH_CHECK(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr,
+                                       want_event ? &e : nullptr));
+    return e;
+  }
+};
+
+// A thread that waits on the newest event handed to it, as Parasol's waiter
+// does: one wait per batch, then releases what completed.
+class Waiter {
+ public:
+  // poll_us > 0: polls the newest event's status, sleeping between polls,
+  // instead of blocking in clWaitForEvents.
+  explicit Waiter(int poll_us = 0) : poll_us_(poll_us), thread_([this] { run(); }) {}
+  ~Waiter() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+  void push(cl_event e) {
+    std::lock_guard lock(mutex_);
+    bool was_empty = pending_.empty();
+    pending_.push_back(e);
+    if (was_empty) cv_.notify_one();
+  }
+  void drain() {
+    std::unique_lock lock(mutex_);
+    drained_.wait(lock, [&] { return pending_.empty(); });
+  }
+
+ private:
+  void run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      cv_.wait(lock, [&] { return stop_ || !pending_.empty(); });
+      if (pending_.empty()) return;
+      cl_event newest = pending_.back();
+      std::size_t n = pending_.size();
+      lock.unlock();
+      if (poll_us_ > 0) {
+        cl_int status = CL_QUEUED;
+        for (;;) {
+          clGetEventInfo(newest, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                         nullptr);
+          if (status <= CL_COMPLETE) break;
+          std::this_thread::sleep_for(std::chrono::microseconds(poll_us_));
+        }
+      } else {
+        clWaitForEvents(1, &newest);
+      }
+      lock.lock();
+      for (std::size_t i = 0; i < n; ++i) {
+        clReleaseEvent(pending_.front());
+        pending_.pop_front();
+      }
+      if (pending_.empty()) drained_.notify_all();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable cv_, drained_;
+  std::deque<cl_event> pending_;
+  bool stop_ = false;
+  int poll_us_;
+  std::thread thread_;
+};
+
+void CL_CALLBACK count_done(cl_event e, cl_int, void* counter) {
+  static_cast<std::atomic<int>*>(counter)->fetch_add(1, std::memory_order_relaxed);
+  clReleaseEvent(e);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cl_platform_id p = nullptr;
+  if (argc > 1) {
+    p = find_platform(argv[1]);
+  } else {
+    cl_uint n = 0;
+    clGetPlatformIDs(1, &p, &n);
+  }
+  auto devs = devices(p);
+  if (!p || devs.empty()) {
+    std::fprintf(stderr, "no such platform or no device\n");
+    return 1;
+  }
+  cl_int err;
+  cl_context ctx = clCreateContext(nullptr, 1, &devs[0], nullptr, nullptr, &err);
+  BENCH_CHECK(err);
+  Stream s{};
+  s.q = clCreateCommandQueue(ctx, devs[0], 0, &err);
+  BENCH_CHECK(err);
+  cl_program prog = build(ctx, kSource);
+  s.k = clCreateKernel(prog, "tiny_saxpy", &err);
+  BENCH_CHECK(err);
+  s.x = clCreateBuffer(ctx, CL_MEM_READ_WRITE, s.items * sizeof(float), nullptr, &err);
+  BENCH_CHECK(err);
+  s.y = clCreateBuffer(ctx, CL_MEM_READ_WRITE, s.items * sizeof(float), nullptr, &err);
+  BENCH_CHECK(err);
+  s.set_args();
+  const int n = env_int("BENCH_COMMANDS", 2000), rounds = env_int("BENCH_ROUNDS", 5);
+
+  struct Case {
+    const char* what;
+    std::function<void()> run;
+  };
+  std::vector<cl_event> events(n);
+  std::vector<Case> cases = {
+      {"no event (the bench's vendor baseline)",
+       [&] {
+         for (int i = 0; i < n; ++i) s.launch(false);
+         BENCH_CHECK(clFinish(s.q));
+       }},
+      {"output event per command, released after clFinish",
+       [&] {
+         for (int i = 0; i < n; ++i) events[i] = s.launch(true);
+         BENCH_CHECK(clFinish(s.q));
+         for (cl_event e : events) clReleaseEvent(e);
+       }},
+      {"every argument set again, no event",
+       [&] {
+         for (int i = 0; i < n; ++i) {
+           s.set_args();
+           s.launch(false);
+         }
+         BENCH_CHECK(clFinish(s.q));
+       }},
+      {"output event + retain/release pair per command",
+       [&] {
+         for (int i = 0; i < n; ++i) {
+           events[i] = s.launch(true);
+           clRetainEvent(events[i]);
+           clReleaseEvent(events[i]);
+         }
+         BENCH_CHECK(clFinish(s.q));
+         for (cl_event e : events) clReleaseEvent(e);
+       }},
+      {"output event, a thread waiting on the newest (Parasol's waiter)",
+       [&] {
+         Waiter w;
+         for (int i = 0; i < n; ++i) w.push(s.launch(true));
+         BENCH_CHECK(clFlush(s.q));
+         w.drain();
+       }},
+      {"output event, a thread polling the newest every 20 us",
+       [&] {
+         Waiter w(20);
+         for (int i = 0; i < n; ++i) w.push(s.launch(true));
+         BENCH_CHECK(clFlush(s.q));
+         w.drain();
+       }},
+      {"output event, a thread polling the newest every 200 us",
+       [&] {
+         Waiter w(200);
+         for (int i = 0; i < n; ++i) w.push(s.launch(true));
+         BENCH_CHECK(clFlush(s.q));
+         w.drain();
+       }},
+      {"event on every 32nd command (and the last), waiter on those",
+       [&] {
+         Waiter w;
+         for (int i = 0; i < n; ++i)
+           if (cl_event e = s.launch(i % 32 == 31 || i == n - 1)) w.push(e);
+         BENCH_CHECK(clFlush(s.q));
+         w.drain();
+       }},
+      {"event on every 32nd command (and the last), callback on those",
+       [&] {
+         std::atomic<int> done{0};
+         int armed = 0;
+         for (int i = 0; i < n; ++i)
+           if (cl_event e = s.launch(i % 32 == 31 || i == n - 1)) {
+             BENCH_CHECK(clSetEventCallback(e, CL_COMPLETE, count_done, &done));
+             ++armed;
+           }
+         BENCH_CHECK(clFinish(s.q));
+         while (done.load() < armed) std::this_thread::yield();
+       }},
+      {"output event, one callback per command",
+       [&] {
+         std::atomic<int> done{0};
+         for (int i = 0; i < n; ++i)
+           BENCH_CHECK(clSetEventCallback(s.launch(true), CL_COMPLETE, count_done, &done));
+         BENCH_CHECK(clFinish(s.q));
+         while (done.load() < n) std::this_thread::yield();
+       }},
+      {"args again + event + waiter thread (all of the above but callbacks)",
+       [&] {
+         Waiter w;
+         for (int i = 0; i < n; ++i) {
+           s.set_args();
+           w.push(s.launch(true));
+         }
+         BENCH_CHECK(clFlush(s.q));
+         w.drain();
+       }},
+  };
+  for (auto& c : cases) c.run();  // warm-up
+  std::vector<double> us(cases.size(), 1e30);
+  for (int r = 0; r < rounds; ++r)  // interleaved: noise hits every case alike
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      us[i] = std::min(us[i], best_of(1, cases[i].run) * 1e6 / n);
+
+  std::printf("### vendor costs: %s, %s, %d tiny kernels per stream\n\n",
+              platform_name(p).c_str(), device_name(devs[0]).c_str(), n);
+  std::printf("| command stream | us per command | vs no event |\n|---|---|---|\n");
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    std::printf("| %s | %.2f | %.2fx |\n", cases[i].what, us[i], us[i] / us[0]);
+  clReleaseMemObject(s.x);
+  clReleaseMemObject(s.y);
+  clReleaseKernel(s.k);
+  clReleaseProgram(prog);
+  clReleaseCommandQueue(s.q);
+  clReleaseContext(ctx);
+  return 0;
+}
