@@ -1,0 +1,79 @@
+// Direct commands without a vendor event of their own (runtime/direct_launch.h,
+// DirectSlot) complete when a later event of their device proves them done.
+// By default only NVIDIA's commands go so, because an execution error there
+// fails every later command too. This binary forces it on the Fault Device
+// (PARASOL_DIRECT_EVENTS=batched): when the proving event fails, the commands
+// it proves are reported failed as well, never silently successful.
+#include <cstdlib>
+#include <vector>
+
+#include "fault_control.h"
+#include "support/parasol_test.h"
+
+using namespace parasol_test;
+using fault_test::FaultScope;
+
+namespace {
+
+// Before main(): Parasol reads it at its first direct launch.
+const bool kBatched = (setenv("PARASOL_DIRECT_EVENTS", "batched", 1), true);
+
+const char* kScaleShift =
+    "__kernel void scale_shift(__global float* x, float a, float b) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  x[i] = a * x[i] + b;\n"
+    "}\n";
+
+constexpr size_t kN = 1024;
+
+cl_device_id fault_device() {
+  auto devs = devices_of("Parasol Fault Vendor");
+  REQUIRE(devs.size() == 1);
+  return devs[0];
+}
+
+}  // namespace
+
+TEST_CASE("a failed event fails the commands without events that it proves done") {
+  REQUIRE(kBatched);
+  cl_device_id fd = fault_device();
+  Context ctx({fd});
+  Queue q(ctx, fd);
+  Program prog(ctx, kScaleShift);
+  Kernel k(prog, "scale_shift");
+  std::vector<float> host(kN, 1.0f);
+  Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
+  set_args(k, buf.m, 2.0f, 0.5f);
+
+  // 32 launches: the first 31 go without an event (the device's first
+  // direct commands), the 32nd asks for one, and the vendor fails it.
+  std::vector<Event> failed(32);
+  {
+    FaultScope f("exec_fail -4");
+    for (auto& e : failed)
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &kN, nullptr, 0, nullptr, &e));
+    CHECK(clWaitForEvents(1, &failed.back().e) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  }
+  int reported_failed = 0;
+  for (auto& e : failed) reported_failed += event_status(e) == -4;
+  INFO("commands reported failed: " << reported_failed << " of 32");
+  CHECK(reported_failed == 32);
+
+  // The queue goes on: without faults, a fresh buffer gets right values.
+  std::vector<float> ramp(kN);
+  for (size_t i = 0; i < kN; ++i) ramp[i] = float(i % 53);
+  Mem fresh(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), ramp.data());
+  set_args(k, fresh.m, 3.0f, 1.0f);
+  for (int i = 0; i < 40; ++i)
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &kN, nullptr, 0, nullptr, nullptr));
+  std::vector<float> out(kN);
+  CL_REQUIRE(clEnqueueReadBuffer(q, fresh, CL_TRUE, 0, kN * sizeof(float), out.data(), 0, nullptr,
+                                 nullptr));
+  size_t wrong = 0;
+  for (size_t i = 0; i < kN; ++i) {
+    double v = ramp[i];
+    for (int r = 0; r < 40; ++r) v = 3.0 * v + 1.0;
+    wrong += out[i] != Approx(v).epsilon(1e-5);
+  }
+  CHECK(wrong == 0);
+}
