@@ -265,7 +265,7 @@ TEST_CASE("host writes on a device queue go to its device, and every later user 
   check_direct_launches(3 + 2 + 2);  // qa's kernels and writes, qb's kernels after the first
 }
 
-TEST_CASE("a host write on a context queue goes where the data is under heft, to main RAM under eager") {
+TEST_CASE("a context-queue write goes where the data is under heft, to main RAM under eager") {
   auto devs = pocl_devices();
   REQUIRE(devs.size() >= 2);
   for (const char* policy : {"heft", "eager"}) {
@@ -307,7 +307,7 @@ TEST_CASE("a host write on a context queue goes where the data is under heft, to
   }
 }
 
-TEST_CASE("a copy between buffers on a device is done by its vendor, and every later user sees it") {
+TEST_CASE("a copy between buffers on a device is done by its vendor; later users see it") {
   auto devs = pocl_devices();
   REQUIRE(devs.size() >= 2);
   Context ctx({devs[0], devs[1]});

@@ -7,27 +7,16 @@
 #include <vector>
 
 #include "fault_control.h"
+#include "fault_device.h"
 #include "support/parasol_test.h"
 
 using namespace parasol_test;
 using fault_test::FaultScope;
+using fault_test::fault_device;
+using fault_test::kN;
+using fault_test::kScaleShift;
 
 namespace {
-
-const char* kScaleShift =
-    "__kernel void scale_shift(__global float* x, float a, float b) {\n"
-    "  size_t i = get_global_id(0);\n"
-    "  x[i] = a * x[i] + b;\n"
-    "}\n";
-
-constexpr size_t kN = 1024;
-
-cl_device_id fault_device() {
-  auto devs = devices_of("Parasol Fault Vendor");
-  REQUIRE(devs.size() == 1);
-  CHECK(device_name(devs[0]) == "Fault Device");
-  return devs[0];
-}
 
 cl_device_id pocl_device() {
   auto devs = pocl_devices();
