@@ -226,8 +226,19 @@ void wait_for_lane(Lane& lane, const core::Device& device) {
       // much as an event, and more while this thread waits on it) only once
       // the stream paused; whoever waits for one of them meanwhile brings
       // its own proof (direct_progress, drain_direct).
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-      proof = retained_lane_proof(lane, device, false);
+      for (std::uint64_t seen = ~std::uint64_t{0};;) {
+        std::uint64_t pushed;
+        {
+          std::lock_guard lock(lane.mutex);
+          pushed = lane.pushed;
+        }
+        if (pushed == seen) break;  // no launch for 200 us: paused
+        seen = pushed;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        proof = retained_lane_proof(lane, device, false, false);
+        if (proof) break;
+      }
+      if (!proof) proof = retained_lane_proof(lane, device, false);
     }
     if (!proof) {
       bool empty;
