@@ -15,6 +15,7 @@
 
 #include "runtime/vendor_handle.h"
 #include "runtime/vendor_lock.h"
+#include "schedulers/policy_names.h"
 #include "util/callback_scope.h"
 
 namespace parasol::runtime {
@@ -40,6 +41,23 @@ bool dependencies_allow(const core::Device& device, std::span<core::Event* const
     if (s < 0 || !e->queued_direct_on(&device)) return false;
   }
   return true;
+}
+
+core::Device* sole_resident(const core::Context& context,
+                            std::span<const starpu_data_handle_t> handles,
+                            const std::function<bool(const core::Device&)>& eligible) {
+  if (handles.empty() || !schedulers::is_data_aware(context.scheduler())) return nullptr;
+  core::Device* only = nullptr;
+  for (core::Device* d : context.devices()) {
+    if (d->is_native() || !context.in_rotation(d) || !eligible(*d)) continue;
+    const unsigned node = d->worker().memory_node;
+    if (!std::all_of(handles.begin(), handles.end(),
+                     [node](starpu_data_handle_t h) { return starpu_data_is_on_node(h, node); }))
+      continue;
+    if (only) return nullptr;
+    only = d;
+  }
+  return only;
 }
 
 struct Pending {

@@ -10,9 +10,11 @@
 
 #include <CL/cl.h>
 
+#include <functional>
 #include <mutex>
 #include <span>
 
+#include "core/context.h"
 #include "core/device.h"
 #include "core/event.h"
 #include "runtime/data_leases.h"
@@ -32,6 +34,15 @@ bool may_wait_for_starpu();
 // Every dependency completed successfully, or is a direct command queued
 // before on device's vendor queue (which runs in order).
 bool dependencies_allow(const core::Device& device, std::span<core::Event* const> deps);
+
+// Under a data-aware policy (heft, the dmda family), the device a context
+// queue's command using these handles would stay on: the only vendor device
+// of context in its rotation, accepted by `eligible`, where every handle is
+// valid. Null under another policy, or with no or several such devices:
+// elsewhere the policy decides.
+core::Device* sole_resident(const core::Context& context,
+                            std::span<const starpu_data_handle_t> handles,
+                            const std::function<bool(const core::Device&)>& eligible);
 
 struct Lane;
 

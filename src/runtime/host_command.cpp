@@ -4,14 +4,12 @@
 #include <cstring>
 
 #include "core/command_queue.h"
-#include "core/context.h"
 #include "core/device.h"
 #include "runtime/data_leases.h"
 #include "runtime/device_stats.h"
 #include "runtime/direct_launch.h"
 #include "runtime/trace.h"
 #include "runtime/vendor_handle.h"
-#include "schedulers/policy_names.h"
 #include "util/error_name.h"
 #include "util/log.h"
 
@@ -140,19 +138,9 @@ cl_int HostCommand::enqueue_vendor(const core::Device& device, const LeasePins& 
 core::Device* HostCommand::lease_target(const core::Event& event, starpu_data_handle_t from) const {
   const bool reading = vendor_form_->kind == VendorTransfer::Kind::Read;
   if (reading && starpu_data_is_on_node(from, STARPU_MAIN_RAM)) return nullptr;
-  auto valid_on = [&](const core::Device* d) {
-    return starpu_data_is_on_node(from, d->worker().memory_node) != 0;
-  };
-  if (core::Device* d = event.queue()->device()) return !reading || valid_on(d) ? d : nullptr;
-  const core::Context& context = *event.context();
-  if (!schedulers::is_data_aware(context.scheduler())) return nullptr;
-  core::Device* only = nullptr;
-  for (core::Device* d : context.devices()) {
-    if (d->is_native() || !context.in_rotation(d) || !valid_on(d)) continue;
-    if (only) return nullptr;
-    only = d;
-  }
-  return only;
+  if (core::Device* d = event.queue()->device())
+    return !reading || starpu_data_is_on_node(from, d->worker().memory_node) ? d : nullptr;
+  return sole_resident(*event.context(), {&from, 1}, [](const core::Device&) { return true; });
 }
 
 void HostCommand::on_vendor_done(void* self, cl_int proof_status) {

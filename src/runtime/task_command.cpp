@@ -217,21 +217,8 @@ void TaskCommand::launch(core::Event& event) {
 }
 
 core::Device* TaskCommand::resident_device() const {
-  if (!rotation_ || handles_.empty() || !schedulers::is_data_aware(rotation_->scheduler()))
-    return nullptr;
-  // Only where the data is on one device alone would the policy surely keep
-  // the command there; elsewhere the policy decides.
-  core::Device* only = nullptr;
-  for (core::Device* d : rotation_->devices()) {
-    if (d->is_native() || !rotation_->in_rotation(d) || !can_run_on(*d)) continue;
-    bool all_there = true;
-    for (starpu_data_handle_t h : handles_)
-      all_there = all_there && starpu_data_is_on_node(h, d->worker().memory_node);
-    if (!all_there) continue;
-    if (only) return nullptr;
-    only = d;
-  }
-  return only;
+  if (!rotation_) return nullptr;
+  return sole_resident(*rotation_, handles_, [this](const core::Device& d) { return can_run_on(d); });
 }
 
 bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> deps) {
