@@ -139,27 +139,21 @@ static LeaseTable& table() {
   return *t;
 }
 
-void LeasePins::used_without_event() {
-  if (leases_.empty()) return;
-  LeaseTable& t = table();
-  std::lock_guard lock(t.mutex);
-  for (auto& l : leases_) {
-    l->unevented_uses = true;
-    if (--l->pins == 0 && l->recalled) give_back(l);
-  }
-  leases_.clear();
-}
+void LeasePins::used_without_event() { unpin(nullptr, true); }
 
-void LeasePins::used_by(cl_event done) {
+void LeasePins::used_by(cl_event done) { unpin(done, false); }
+
+void LeasePins::unpin(cl_event use, bool unevented_use) {
   if (leases_.empty()) return;
   LeaseTable& t = table();
   std::lock_guard lock(t.mutex);
   for (auto& l : leases_) {
-    if (done) {
-      clRetainEvent(done);
-      l->uses.push_back(done);
+    if (use) {
+      clRetainEvent(use);
+      l->uses.push_back(use);
       prune(l->uses);
     }
+    l->unevented_uses = l->unevented_uses || unevented_use;
     if (--l->pins == 0 && l->recalled) give_back(l);
   }
   leases_.clear();

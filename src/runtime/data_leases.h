@@ -56,6 +56,9 @@ class LeasePins {
 
  private:
   friend class DataLeases;
+  // use: the vendor event to wait for before a give-back (null: none);
+  // unevented_use: a vendor command without one used the leases.
+  void unpin(cl_event use, bool unevented_use);
   std::vector<std::shared_ptr<Lease>> leases_;
   std::vector<void*> interfaces_;
 };

@@ -91,6 +91,11 @@ Lane& lane_of(const core::Device& device) {
   return lanes[device.worker().worker_id];
 }
 
+bool lane_empty(Lane& lane) {
+  std::lock_guard lock(lane.mutex);
+  return lane.fifo.empty();
+}
+
 bool vendor_complete(cl_event e) { return vendor_event_status(e, CL_QUEUED) <= CL_COMPLETE; }
 
 // Completes the lane's commands the vendor finished: those up to a
@@ -175,9 +180,10 @@ cl_event retained_lane_proof(Lane& lane, const core::Device& device, bool newest
   {
     std::lock_guard lock(lane.mutex);
     if (lane.fifo.empty()) return nullptr;
-    auto it = std::find_if(lane.fifo.rbegin(), newest ? lane.fifo.rbegin() + 1 : lane.fifo.rend(),
+    const auto stop = newest ? lane.fifo.rbegin() + 1 : lane.fifo.rend();
+    auto it = std::find_if(lane.fifo.rbegin(), stop,
                            [](const Pending& p) { return p.done != nullptr; });
-    if (it != (newest ? lane.fifo.rbegin() + 1 : lane.fifo.rend())) {
+    if (it != stop) {
       clRetainEvent(it->done);
       return it->done;
     }
@@ -259,12 +265,8 @@ void wait_for_lane(Lane& lane, const core::Device& device) {
       if (!proof) proof = retained_lane_proof(lane, device, false);
     }
     if (!proof) {
-      bool empty;
-      {
-        std::lock_guard lock(lane.mutex);
-        empty = lane.fifo.empty();  // harvested meanwhile
-      }
-      if (!empty) finish_lane(lane, device);  // the vendor refused a marker
+      // Unless harvested meanwhile: the vendor refused a marker.
+      if (!lane_empty(lane)) finish_lane(lane, device);
       continue;
     }
     clWaitForEvents(1, &proof);  // also flushes the vendor queue
@@ -281,8 +283,6 @@ void wake_waiter(Lane& lane, const core::Device& device) {
   });
   lane.wake.notify_one();
 }
-
-}  // namespace
 
 // Whether a direct command may go without a vendor event of its own
 // (PARASOL_DIRECT_EVENTS): by default ("auto") only on NVIDIA, where an
@@ -301,6 +301,8 @@ bool may_go_without_event(const core::Device& device) {
   if (setting != Events::Auto) return setting == Events::Batched;
   return device.vendor_platform_name().rfind("NVIDIA", 0) == 0;
 }
+
+}  // namespace
 
 DirectSlot::DirectSlot(const core::Event& event)
     : lane_(lane_of(*event.executed_on())), order_(lane_.order) {
@@ -379,10 +381,7 @@ void direct_progress(core::Event& event, bool wait) {
 
 void drain_direct(const core::Device& device) {
   Lane& lane = lane_of(device);
-  {
-    std::lock_guard lock(lane.mutex);
-    if (lane.fifo.empty()) return;
-  }
+  if (lane_empty(lane)) return;
   // The newest command's own event, else the vendor's clFinish (cheaper
   // than a marker and a wait).
   cl_event newest = retained_lane_proof(lane, device, true, false);

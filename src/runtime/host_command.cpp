@@ -80,7 +80,6 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   LeasePins pins;
   if (!leases.pin(*device, handles, modes, take && may_wait_for_starpu(), pins)) return false;
   event_ = &event;
-  device_ = device;
   event.begin_direct(device);
   static constexpr const char* kWhat[] = {"read", "write", "copy"};
   const char* what = kWhat[static_cast<int>(vendor_form_->kind)];
@@ -154,7 +153,7 @@ void HostCommand::on_vendor_done(void* self, cl_int proof_status) {
     log::error("transfer of event ", cmd->event_->id(), " failed in the vendor: ", error_name(status),
                " (", status, ")");
   else if (cmd->vendor_form_->kind != VendorTransfer::Kind::Copy)
-    record_host_transfer(cmd->device_->worker(), cmd->vendor_form_->size,
+    record_host_transfer(cmd->event_->executed_on()->worker(), cmd->vendor_form_->size,
                          cmd->vendor_form_->kind == VendorTransfer::Kind::Write);
   if (trace::enabled()) trace::record(*cmd->event_, nullptr, cmd->bytes_, status);
   cmd->event_->complete(status < 0 ? status : CL_COMPLETE);  // may destroy cmd

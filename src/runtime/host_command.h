@@ -62,7 +62,6 @@ class HostCommand final : public core::Command {
   std::size_t bytes_;
   std::optional<VendorTransfer> vendor_form_;
   cl_event done_ = nullptr;  // the vendor's transfer, on the direct path
-  const core::Device* device_ = nullptr;  // whose vendor did it
   core::Event* event_ = nullptr;
 };
 
