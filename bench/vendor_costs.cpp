@@ -149,6 +149,18 @@ int main(int argc, char** argv) {
     std::function<void()> run;
   };
   std::vector<cl_event> events(n);
+  // The stream with a Waiter completing its events (blocking, or polling
+  // every poll_us); every32: only one command in 32, and the last, asks
+  // the vendor for one.
+  auto waited = [&](int poll_us, bool every32) {
+    return [&, poll_us, every32] {
+      Waiter w(poll_us);
+      for (int i = 0; i < n; ++i)
+        if (cl_event e = s.launch(!every32 || i % 32 == 31 || i == n - 1)) w.push(e);
+      BENCH_CHECK(clFlush(s.q));
+      w.drain();
+    };
+  };
   std::vector<Case> cases = {
       {"no event (the bench's vendor baseline)",
        [&] {
@@ -179,35 +191,10 @@ int main(int argc, char** argv) {
          BENCH_CHECK(clFinish(s.q));
          for (cl_event e : events) clReleaseEvent(e);
        }},
-      {"output event, a thread waiting on the newest (Parasol's waiter)",
-       [&] {
-         Waiter w;
-         for (int i = 0; i < n; ++i) w.push(s.launch(true));
-         BENCH_CHECK(clFlush(s.q));
-         w.drain();
-       }},
-      {"output event, a thread polling the newest every 20 us",
-       [&] {
-         Waiter w(20);
-         for (int i = 0; i < n; ++i) w.push(s.launch(true));
-         BENCH_CHECK(clFlush(s.q));
-         w.drain();
-       }},
-      {"output event, a thread polling the newest every 200 us",
-       [&] {
-         Waiter w(200);
-         for (int i = 0; i < n; ++i) w.push(s.launch(true));
-         BENCH_CHECK(clFlush(s.q));
-         w.drain();
-       }},
-      {"event on every 32nd command (and the last), waiter on those",
-       [&] {
-         Waiter w;
-         for (int i = 0; i < n; ++i)
-           if (cl_event e = s.launch(i % 32 == 31 || i == n - 1)) w.push(e);
-         BENCH_CHECK(clFlush(s.q));
-         w.drain();
-       }},
+      {"output event, a thread waiting on the newest (Parasol's waiter)", waited(0, false)},
+      {"output event, a thread polling the newest every 20 us", waited(20, false)},
+      {"output event, a thread polling the newest every 200 us", waited(200, false)},
+      {"event on every 32nd command (and the last), waiter on those", waited(0, true)},
       {"event on every 32nd command (and the last), callback on those",
        [&] {
          std::atomic<int> done{0};

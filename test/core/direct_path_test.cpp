@@ -144,6 +144,22 @@ struct OneDevice {
   }
 };
 
+// Two PoCL devices in one context: a device queue on each, a context queue,
+// and the kernel.
+struct TwoDevices {
+  std::vector<cl_device_id> devs = two_pocl();
+  Context ctx{{devs[0], devs[1]}};
+  Queue qa{ctx, devs[0]}, qb{ctx, devs[1]}, qc{ctx, nullptr};
+  Program prog{ctx, kSource};
+  Kernel k{prog, "halve_add"};
+
+  static std::vector<cl_device_id> two_pocl() {
+    auto devs = pocl_devices();
+    REQUIRE(devs.size() >= 2);
+    return devs;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("a chain on a device queue goes direct and computes what the CPU computes") {
@@ -219,12 +235,8 @@ TEST_CASE("a buffer leased on one device reaches another device with its latest 
 }
 
 TEST_CASE("host writes on a device queue go to its device, and every later user sees them") {
-  auto devs = pocl_devices();
-  REQUIRE(devs.size() >= 2);
-  Context ctx({devs[0], devs[1]});
-  Queue qa(ctx, devs[0]), qb(ctx, devs[1]), qc(ctx, nullptr);
-  Program prog(ctx, kSource);
-  Kernel k(prog, "halve_add");
+  TwoDevices d;
+  auto& [devs, ctx, qa, qb, qc, prog, k] = d;
   const size_t n = 4096, bytes = n * sizeof(float);
   const auto init = initial(n);
   std::vector<float> patch(n / 4);
@@ -308,12 +320,8 @@ TEST_CASE("a context-queue write goes where the data is under heft, to main RAM 
 }
 
 TEST_CASE("a copy between buffers on a device is done by its vendor; later users see it") {
-  auto devs = pocl_devices();
-  REQUIRE(devs.size() >= 2);
-  Context ctx({devs[0], devs[1]});
-  Queue qa(ctx, devs[0]), qb(ctx, devs[1]), qc(ctx, nullptr);
-  Program prog(ctx, kSource);
-  Kernel k(prog, "halve_add");
+  TwoDevices d;
+  auto& [devs, ctx, qa, qb, qc, prog, k] = d;
   const size_t n = 4096, bytes = n * sizeof(float), quarter = n / 4;
   auto want_a = initial(n);
   std::vector<float> want_b(n);

@@ -23,65 +23,64 @@ const char* kProbe =
     "  y[i] = y[i] * 0.5f + 1.0f;\n"
     "}\n";
 
-// The child's work, with plain checks (no Catch2 there): measurements in a
-// heft context, then a second context with a context queue of its own.
-// StarPU 1.3 reset its "save the models" flag whenever a scheduling context
-// was created, and Parasol creates one per context queue's context: the
-// measurements of the first context were lost at exit.
-int measure_then_open_another_context() {
-  auto fail = [](const char* what, cl_int err) {
+// In the child (plain checks, no Catch2 there): a context over `device` with
+// the given properties whose context queue runs the probe `times` times,
+// each waited for. 0, or 1 with the failing call on stderr.
+int run_probe(cl_device_id device, const cl_context_properties* props, int times) {
+  struct Handles {  // released however the run ends
+    cl_context ctx = nullptr;
+    cl_command_queue q = nullptr;
+    cl_program prog = nullptr;
+    cl_kernel k = nullptr;
+    cl_mem y = nullptr;
+    ~Handles() {
+      if (y) clReleaseMemObject(y);
+      if (k) clReleaseKernel(k);
+      if (prog) clReleaseProgram(prog);
+      if (q) clReleaseCommandQueue(q);
+      if (ctx) clReleaseContext(ctx);
+    }
+  } h;
+  cl_int err = CL_SUCCESS;
+  auto failed = [&](const char* what) {
     std::fprintf(stderr, "child: %s failed (%d)\n", what, err);
     return 1;
   };
+  const size_t n = 1 << 14;
+  h.ctx = clCreateContext(props, 1, &device, nullptr, nullptr, &err);
+  if (err) return failed("clCreateContext");
+  h.q = clCreateCommandQueueWithProperties(h.ctx, nullptr, nullptr, &err);
+  if (err) return failed("the context queue");
+  h.prog = clCreateProgramWithSource(h.ctx, 1, &kProbe, nullptr, &err);
+  if (err || (err = clBuildProgram(h.prog, 0, nullptr, nullptr, nullptr, nullptr)))
+    return failed("building the probe");
+  h.k = clCreateKernel(h.prog, "persist_probe", &err);
+  if (err) return failed("clCreateKernel");
+  h.y = clCreateBuffer(h.ctx, CL_MEM_READ_WRITE, n * sizeof(float), nullptr, &err);
+  if (err || (err = clSetKernelArg(h.k, 0, sizeof h.y, &h.y))) return failed("the buffer");
+  for (int i = 0; i < times; ++i) {
+    if ((err = clEnqueueNDRangeKernel(h.q, h.k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr)))
+      return failed("clEnqueueNDRangeKernel");
+    if ((err = clFinish(h.q))) return failed("clFinish");
+  }
+  return 0;
+}
+
+// The child's work: measurements in a heft context, then a second context
+// whose context queue's first kernel creates its scheduling context. StarPU
+// 1.3 reset its "save the models" flag whenever a scheduling context was
+// created, and Parasol creates one per context queue's context: the
+// measurements of the first context were lost at exit.
+int measure_then_open_another_context() {
   auto devs = pocl_devices();
-  if (devs.empty()) return fail("finding a PoCL device", 0);
+  if (devs.empty()) {
+    std::fprintf(stderr, "child: no PoCL device\n");
+    return 1;
+  }
   cl_context_properties heft[] = {CL_CONTEXT_SCHEDULER_PARASOL,
                                   reinterpret_cast<cl_context_properties>("heft"), 0};
-  cl_int err = CL_SUCCESS;
-  cl_context a = clCreateContext(heft, 1, devs.data(), nullptr, nullptr, &err);
-  if (err) return fail("clCreateContext", err);
-  cl_command_queue qa = clCreateCommandQueueWithProperties(a, nullptr, nullptr, &err);
-  if (err) return fail("context queue", err);
-  cl_program prog = clCreateProgramWithSource(a, 1, &kProbe, nullptr, &err);
-  if (err || (err = clBuildProgram(prog, 0, nullptr, nullptr, nullptr, nullptr)))
-    return fail("building the probe", err);
-  cl_kernel k = clCreateKernel(prog, "persist_probe", &err);
-  if (err) return fail("clCreateKernel", err);
-  const size_t n = 1 << 14;
-  cl_mem y = clCreateBuffer(a, CL_MEM_READ_WRITE, n * sizeof(float), nullptr, &err);
-  if (err || (err = clSetKernelArg(k, 0, sizeof y, &y))) return fail("the buffer", err);
-  for (int i = 0; i < 12; ++i) {
-    if ((err = clEnqueueNDRangeKernel(qa, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr)))
-      return fail("clEnqueueNDRangeKernel", err);
-    if ((err = clFinish(qa))) return fail("clFinish", err);
-  }
-  // A second context; its context queue's first kernel creates its
-  // scheduling context.
-  cl_context b = clCreateContext(nullptr, 1, devs.data(), nullptr, nullptr, &err);
-  if (err) return fail("the second context", err);
-  cl_command_queue qb = clCreateCommandQueueWithProperties(b, nullptr, nullptr, &err);
-  if (err) return fail("the second context queue", err);
-  cl_program prog_b = clCreateProgramWithSource(b, 1, &kProbe, nullptr, &err);
-  if (err || (err = clBuildProgram(prog_b, 0, nullptr, nullptr, nullptr, nullptr)))
-    return fail("building the probe again", err);
-  cl_kernel kb = clCreateKernel(prog_b, "persist_probe", &err);
-  if (err) return fail("clCreateKernel again", err);
-  cl_mem yb = clCreateBuffer(b, CL_MEM_READ_WRITE, n * sizeof(float), nullptr, &err);
-  if (err || (err = clSetKernelArg(kb, 0, sizeof yb, &yb))) return fail("the second buffer", err);
-  if ((err = clEnqueueNDRangeKernel(qb, kb, 1, nullptr, &n, nullptr, 0, nullptr, nullptr)))
-    return fail("clEnqueueNDRangeKernel on the second queue", err);
-  if ((err = clFinish(qb))) return fail("clFinish on the second queue", err);
-  clReleaseMemObject(yb);
-  clReleaseKernel(kb);
-  clReleaseProgram(prog_b);
-  clReleaseCommandQueue(qb);
-  clReleaseContext(b);
-  clReleaseMemObject(y);
-  clReleaseKernel(k);
-  clReleaseProgram(prog);
-  clReleaseCommandQueue(qa);
-  clReleaseContext(a);
-  return 0;
+  if (int rc = run_probe(devs[0], heft, 12)) return rc;
+  return run_probe(devs[0], nullptr, 1);
 }
 
 std::vector<std::filesystem::path> files_named(const std::string& dir, const std::string& prefix) {
