@@ -6,6 +6,7 @@
 
 #include "runtime/deferred_release.h"
 #include "runtime/starpu_runtime.h"
+#include "runtime/worker_parking.h"
 #include "schedulers/policy_names.h"
 #include "util/log.h"
 
@@ -43,7 +44,9 @@ Context::~Context() {
   // scheduling context (it waits for the context's tasks) is forbidden.
   if (owns_sched_ctx_)
     runtime::defer_release([id = sched_ctx_] {
-      if (runtime::StarpuRuntime::running()) starpu_sched_ctx_delete(id);
+      if (!runtime::StarpuRuntime::running()) return;
+      runtime::WorkerDemand demand = runtime::WorkerDemand::raise();
+      starpu_sched_ctx_delete(id);
     });
 }
 
@@ -75,6 +78,7 @@ unsigned Context::sched_ctx() {
     std::vector<int> workers;
     for (Device* d : devices_) workers.push_back(d->worker().worker_id);
     std::string policy = schedulers::starpu_policy(scheduler_);
+    runtime::WorkerDemand demand = runtime::WorkerDemand::raise();
     unsigned id = starpu_sched_ctx_create(workers.data(), static_cast<int>(workers.size()),
                                           "parasol", STARPU_SCHED_CTX_POLICY_NAME,
                                           policy.c_str(), 0);

@@ -5,6 +5,7 @@
 #include "runtime/data_leases.h"
 #include "runtime/deferred_release.h"
 #include "runtime/starpu_runtime.h"
+#include "runtime/worker_parking.h"
 
 namespace parasol::runtime {
 
@@ -18,6 +19,7 @@ BufferStorage::BufferStorage(std::size_t size, void* user_memory) : size_(size) 
     if (!host_) return;
     owns_host_ = true;
   }
+  WorkerDemand demand = WorkerDemand::raise();
   starpu_variable_data_register(&handle_, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(host_),
                                 size);
   // OpenCL orders commands by events and queues, not by data: StarPU only
@@ -33,7 +35,10 @@ BufferStorage::~BufferStorage() {
   if (handle_) DataLeases::instance().forget(handle_);
   defer_release([handle = handle_, host = owns_host_ ? host_ : nullptr,
                  callbacks = std::move(after_release_)] {
-    if (handle && StarpuRuntime::running()) starpu_data_unregister_no_coherency(handle);
+    if (handle && StarpuRuntime::running()) {
+      WorkerDemand demand = WorkerDemand::raise();
+      starpu_data_unregister_no_coherency(handle);
+    }
     std::free(host);
     for (auto it = callbacks.rbegin(); it != callbacks.rend(); ++it) (*it)();
   });

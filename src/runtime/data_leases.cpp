@@ -9,6 +9,7 @@
 #include "core/device.h"
 #include "runtime/deferred_release.h"
 #include "runtime/vendor_handle.h"
+#include "runtime/worker_parking.h"
 #include "util/log.h"
 
 namespace parasol::runtime {
@@ -76,6 +77,7 @@ void give_back(const std::shared_ptr<Lease>& lease) {
       clWaitForEvents(1, &e);
       clReleaseEvent(e);
     }
+    WorkerDemand demand = WorkerDemand::raise();
     starpu_data_release_on_node(handle, static_cast<int>(node));
   });
   lease->uses.clear();
@@ -228,7 +230,10 @@ bool DataLeases::pin(const core::Device& device, const std::vector<starpu_data_h
             t.detach(l);
         ++per.takers(modes[i]);
       }
-      starpu_data_acquire_on_node(handles[i], static_cast<int>(node), modes[i]);
+      {
+        WorkerDemand demand = WorkerDemand::raise();  // StarPU's workers bring the data
+        starpu_data_acquire_on_node(handles[i], static_cast<int>(node), modes[i]);
+      }
       std::lock_guard lock(t.mutex);
       auto lease = std::make_shared<Lease>();
       lease->handle = handles[i];

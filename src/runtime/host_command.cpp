@@ -43,6 +43,7 @@ void HostCommand::launch(core::Event& event) {
     modes.push_back(a.mode);
   }
   claim_ = DataLeases::instance().claim(handles, modes);
+  demand_ = WorkerDemand::raise();
   acquire_next();
 }
 
@@ -57,6 +58,7 @@ void HostCommand::acquire_next() {
   cl_int status = body_();
   for (const Acquire& a : acquires_) starpu_data_release_on_node(a.handle, STARPU_MAIN_RAM);
   claim_.release();
+  demand_.drop();
   if (trace::enabled()) trace::record(*event_, nullptr, bytes_, status);
   event_->complete(status);  // may destroy this command: nothing after
 }

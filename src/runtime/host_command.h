@@ -13,6 +13,7 @@
 #include "core/buffer.h"
 #include "core/event.h"
 #include "runtime/data_leases.h"
+#include "runtime/worker_parking.h"
 
 namespace parasol::runtime {
 
@@ -58,6 +59,7 @@ class HostCommand final : public core::Command {
   std::vector<Acquire> acquires_;     // one per distinct handle, sorted
   std::size_t next_ = 0;
   DataClaim claim_;  // while StarPU's path holds the data
+  WorkerDemand demand_;  // likewise: StarPU's workers bring it to main RAM
   std::function<cl_int()> body_;
   std::size_t bytes_;
   std::optional<VendorTransfer> vendor_form_;

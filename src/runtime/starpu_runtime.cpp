@@ -14,6 +14,7 @@
 #include "runtime/native/native_compiler.h"
 #include "runtime/device_stats.h"
 #include "runtime/trace.h"
+#include "runtime/worker_parking.h"
 #include "util/error_name.h"
 #include "util/log.h"
 
@@ -132,6 +133,7 @@ bool StarpuRuntime::start() {
   g_running.store(true);
   // Bus profiling feeds the per-device byte counters (clGetDeviceStatsPARASOL).
   starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  start_worker_parking();
   std::atexit(&StarpuRuntime::shutdown_at_exit);
 
   const int nworkers = static_cast<int>(starpu_worker_get_count());
@@ -174,7 +176,10 @@ void StarpuRuntime::shutdown_at_exit() {
   DataLeases::instance().recall_everything();
   drain_deferred_releases();
   if (const char* s = std::getenv("PARASOL_STATS"); s && *s && *s != '0') print_device_stats();
-  if (g_running.exchange(false)) starpu_shutdown();
+  if (g_running.exchange(false)) {
+    stop_worker_parking();
+    starpu_shutdown();
+  }
   // After StarPU stopped: every task callback has recorded its command.
   trace::write_file();
 }

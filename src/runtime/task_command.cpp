@@ -95,6 +95,9 @@ core::Device& TaskCommand::begin_on_worker() {
              pinned_ ? "its device queue's device" : "chosen by its context's policy");
   event_->set_running();
   started_ = now_ns();
+  // Its data is here: no other worker is needed for it any more, unless
+  // StarPU's worker polls the vendor for its end (asynchronous codelets).
+  if (!opencl_async()) demand_.drop();
   return *device;
 }
 
@@ -154,6 +157,7 @@ void TaskCommand::on_direct_done(void* self, cl_int proof_status) {
 void TaskCommand::on_done(void* self) {
   auto* cmd = static_cast<TaskCommand*>(self);
   cmd->claim_.release();  // StarPU is done with the data (nothing when it ran direct)
+  cmd->demand_.drop();
   if (cmd->done_) {
     // StarPU saw the worker's queue pass this command: its event is final.
     core::Device* d = cmd->event_->executed_on();
@@ -258,6 +262,7 @@ void TaskCommand::submit() {
   // StarPU once those commands are done, and no new lease is taken on them
   // until this task is.
   claim_ = DataLeases::instance().claim(handles_, modes_);
+  demand_ = WorkerDemand::raise();
   starpu_task* task = starpu_task_create();
   task->cl = codelet();
   task->cl_arg = this;
@@ -301,6 +306,7 @@ void TaskCommand::submit() {
     schedulers::calibration_abandoned(calibration_, task, footprint());
     calibration_ = {};
     claim_.release();
+    demand_.drop();
     task->destroy = 0;
     starpu_task_destroy(task);
     event.complete(CL_OUT_OF_RESOURCES);

@@ -15,6 +15,7 @@
 #include "core/device.h"
 #include "core/event.h"
 #include "runtime/data_leases.h"
+#include "runtime/worker_parking.h"
 #include "schedulers/calibration_guard.h"
 
 namespace parasol::runtime {
@@ -96,6 +97,7 @@ class TaskCommand : public core::Command {
   std::vector<starpu_data_handle_t> handles_;
   std::vector<starpu_data_access_mode> modes_;
   DataClaim claim_;  // while StarPU's path holds the data
+  WorkerDemand demand_;  // from submission until the task starts (or ends, if asynchronous)
   core::Event* event_ = nullptr;
   cl_int status_ = CL_COMPLETE;
   cl_event done_ = nullptr;
