@@ -1,6 +1,8 @@
 #include "core/command_queue.h"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 #include "core/device.h"
 #include "runtime/direct_launch.h"
@@ -15,17 +17,19 @@ Ref<Event> CommandQueue::enqueue(cl_command_type type, std::unique_ptr<Command> 
                                  std::span<Event* const> wait_list, Ordering ordering) {
   auto event = Ref<Event>::adopt(create<Event>(context_.get(), this, type, std::move(work)));
   in_flight_.fetch_add(1, std::memory_order_relaxed);
-  std::vector<Ref<Event>> order;  // queue order: orders, does not propagate failures
+  // Queue order orders, does not propagate failures: the command before (in
+  // order) or the last barrier (out of order), plus, for a marker or barrier
+  // with an empty wait list, every command since that barrier.
+  Ref<Event> previous;
+  std::vector<Ref<Event>> since;
   {
     std::lock_guard lock(mutex_);
     if (in_order()) {
-      if (last_) order.push_back(last_);
-      last_ = event;
+      previous = std::exchange(last_, event);
     } else {
-      // An empty wait list on a marker or barrier means "every command so far".
       bool all_before = ordering == Ordering::Barrier || ordering == Ordering::WaitForAll;
-      if (all_before && wait_list.empty()) order.insert(order.end(), since_barrier_.begin(), since_barrier_.end());
-      if (last_barrier_) order.push_back(last_barrier_);
+      if (all_before && wait_list.empty()) since = since_barrier_;
+      previous = last_barrier_;
       if (ordering == Ordering::Barrier) {
         since_barrier_.clear();
         last_barrier_ = event;
@@ -39,15 +43,23 @@ Ref<Event> CommandQueue::enqueue(cl_command_type type, std::unique_ptr<Command> 
     }
   }
   if (Command* w = event->work()) {
-    std::vector<Event*> deps(wait_list.begin(), wait_list.end());
-    for (auto& e : order) deps.push_back(e.get());
-    if (w->launch_direct(*event, deps)) {
+    // Every enqueue builds this list: on the stack unless it is long.
+    const std::size_t n = wait_list.size() + (previous ? 1 : 0) + since.size();
+    std::array<Event*, 8> few;
+    std::vector<Event*> many(n > few.size() ? n : 0);
+    Event** deps = many.empty() ? few.data() : many.data();
+    std::size_t i = 0;
+    for (Event* e : wait_list) deps[i++] = e;
+    if (previous) deps[i++] = previous.get();
+    for (auto& e : since) deps[i++] = e.get();
+    if (w->launch_direct(*event, {deps, n})) {
       used_direct_.store(true, std::memory_order_relaxed);
       return event;
     }
   }
   for (Event* e : wait_list) event->depend_on(e);
-  for (auto& e : order) event->depend_on(e.get(), false);
+  if (previous) event->depend_on(previous.get(), false);
+  for (auto& e : since) event->depend_on(e.get(), false);
   event->start();
   return event;
 }

@@ -3,6 +3,7 @@
 // argument afterwards never changes an enqueued command.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <mutex>
@@ -23,10 +24,35 @@ struct KernelArgInfo {
   std::string name;
 };
 
+// A value argument's bytes. Every launch copies its kernel's arguments, so
+// the usual ones (scalars, vectors up to 32 bytes) live inline; larger ones
+// on the heap. 16-byte aligned either way, as malloc's memory is: the
+// native device's work-group functions read them in place.
+class ArgBytes {
+ public:
+  void assign(const std::byte* first, const std::byte* last) {
+    size_ = static_cast<std::size_t>(last - first);
+    if (size_ <= kInline) {
+      heap_.clear();
+      std::copy(first, last, inline_.begin());
+    } else {
+      heap_.assign(first, last);
+    }
+  }
+  const std::byte* data() const { return size_ <= kInline ? inline_.data() : heap_.data(); }
+  std::size_t size() const { return size_; }
+
+ private:
+  static constexpr std::size_t kInline = 32;
+  alignas(16) std::array<std::byte, kInline> inline_{};
+  std::vector<std::byte> heap_;
+  std::size_t size_ = 0;
+};
+
 struct KernelArg {
   enum class Kind { Unset, Value, Buffer, Local };
   Kind kind = Kind::Unset;
-  std::vector<std::byte> bytes;  // Value
+  ArgBytes bytes;                // Value
   Ref<Buffer> buffer;            // Buffer (null: a null cl_mem)
   std::size_t local_size = 0;    // Local
 };

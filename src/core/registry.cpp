@@ -1,18 +1,89 @@
-// The live-handle registry (see object.h). Sharded so that validating a
-// handle on every API call stays cheap when many threads enqueue at once.
+// The live-handle registry (see object.h). Every command adds and removes
+// its event, and every API call looks its handles up, so it is sharded
+// (threads enqueuing at once rarely meet) and each shard is an open-
+// addressing table: no allocation per handle, one short critical section.
 #include "core/object.h"
 
 #include <array>
-#include <functional>
+#include <cstdint>
 #include <mutex>
-#include <unordered_map>
+#include <vector>
 
 namespace parasol::core::registry {
 namespace {
 
-struct Shard {
-  std::mutex mutex;
-  std::unordered_map<const void*, ObjectKind> live;
+const void* const kTombstone = reinterpret_cast<const void*>(std::uintptr_t{1});
+
+struct Slot {
+  const void* handle = nullptr;  // null: never used; kTombstone: removed
+  ObjectKind kind{};
+};
+
+class Shard {
+ public:
+  void add(const void* handle, ObjectKind kind) {
+    std::lock_guard lock(mutex_);
+    // Grow (or clean tombstones) past half full: probes stay short.
+    if ((used_ + 1) * 2 > slots_.size()) rebuild(live_ * 4 < 16 ? 16 : live_ * 4);
+    Slot& s = slots_[probe(handle, /*for_insert=*/true)];
+    if (s.handle != handle) {
+      if (s.handle == nullptr) ++used_;
+      ++live_;
+      s.handle = handle;
+    }
+    s.kind = kind;
+  }
+
+  void remove(const void* handle) {
+    std::lock_guard lock(mutex_);
+    if (slots_.empty()) return;
+    Slot& s = slots_[probe(handle, false)];
+    if (s.handle != handle) return;
+    s.handle = kTombstone;
+    --live_;
+  }
+
+  bool contains(const void* handle, ObjectKind kind) {
+    std::lock_guard lock(mutex_);
+    if (slots_.empty()) return false;
+    const Slot& s = slots_[probe(handle, false)];
+    return s.handle == handle && s.kind == kind;
+  }
+
+ private:
+  static std::size_t hash(const void* handle) {
+    return static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(handle) >> 4) *
+                                    0x9e3779b97f4a7c15u);
+  }
+
+  // The slot holding handle, else (for_insert) the first free one on its
+  // path, else the empty slot ending the path.
+  std::size_t probe(const void* handle, bool for_insert) const {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = (hash(handle) >> 20) & mask;
+    std::size_t reuse = SIZE_MAX;
+    for (;; i = (i + 1) & mask) {
+      const void* h = slots_[i].handle;
+      if (h == handle) return i;
+      if (h == nullptr) return for_insert && reuse != SIZE_MAX ? reuse : i;
+      if (h == kTombstone && reuse == SIZE_MAX) reuse = i;
+    }
+  }
+
+  void rebuild(std::size_t capacity) {
+    std::size_t cap = 16;
+    while (cap < capacity) cap *= 2;
+    std::vector<Slot> old(cap);
+    old.swap(slots_);
+    used_ = live_;
+    for (const Slot& s : old)
+      if (s.handle && s.handle != kTombstone) slots_[probe(s.handle, true)] = s;
+  }
+
+  std::mutex mutex_;
+  std::vector<Slot> slots_;  // a power of two in size, or empty
+  std::size_t used_ = 0;     // slots not null (live + tombstones)
+  std::size_t live_ = 0;
 };
 
 constexpr std::size_t kShards = 64;
@@ -20,30 +91,18 @@ constexpr std::size_t kShards = 64;
 Shard& shard_of(const void* handle) {
   // Never destroyed: handles may be released from static destructors.
   static auto* shards = new std::array<Shard, kShards>();
-  auto bits = reinterpret_cast<std::uintptr_t>(handle) >> 4;
-  return (*shards)[std::hash<std::uintptr_t>{}(bits) % kShards];
+  auto bits = (reinterpret_cast<std::uintptr_t>(handle) >> 4) * 0x9e3779b97f4a7c15u;
+  return (*shards)[bits >> 58];  // the top 6 bits: 64 shards
 }
 
 }  // namespace
 
-void add(const void* handle, ObjectKind kind) {
-  Shard& s = shard_of(handle);
-  std::lock_guard lock(s.mutex);
-  s.live[handle] = kind;
-}
+void add(const void* handle, ObjectKind kind) { shard_of(handle).add(handle, kind); }
 
-void remove(const void* handle) {
-  Shard& s = shard_of(handle);
-  std::lock_guard lock(s.mutex);
-  s.live.erase(handle);
-}
+void remove(const void* handle) { shard_of(handle).remove(handle); }
 
 bool contains(const void* handle, ObjectKind kind) {
-  if (!handle) return false;
-  Shard& s = shard_of(handle);
-  std::lock_guard lock(s.mutex);
-  auto it = s.live.find(handle);
-  return it != s.live.end() && it->second == kind;
+  return handle && shard_of(handle).contains(handle, kind);
 }
 
 }  // namespace parasol::core::registry

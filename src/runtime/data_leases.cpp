@@ -166,8 +166,8 @@ DataLeases& DataLeases::instance() {
   return leases;
 }
 
-bool DataLeases::pin(const core::Device& device, const std::vector<starpu_data_handle_t>& handles,
-                     const std::vector<starpu_data_access_mode>& modes, bool may_block,
+bool DataLeases::pin(const core::Device& device, std::span<const starpu_data_handle_t> handles,
+                     std::span<const starpu_data_access_mode> modes, bool may_block,
                      LeasePins& out) {
   LeaseTable& t = table();
   const unsigned node = device.worker().memory_node;
@@ -178,6 +178,7 @@ bool DataLeases::pin(const core::Device& device, const std::vector<starpu_data_h
     {
       std::lock_guard lock(t.mutex);
       std::vector<std::shared_ptr<Lease>> found;
+      found.reserve(handles.size());
       for (std::size_t i = 0; i < handles.size(); ++i) {
         auto l = t.find(handles[i], node, modes[i]);
         if (l)
@@ -256,11 +257,11 @@ bool DataLeases::pin(const core::Device& device, const std::vector<starpu_data_h
 
 bool DataLeases::pin_held(const core::Device& device, starpu_data_handle_t handle,
                           starpu_data_access_mode mode, LeasePins& out) {
-  return pin(device, {handle}, {mode}, false, out);
+  return pin(device, {&handle, 1}, {&mode, 1}, false, out);
 }
 
-DataClaim DataLeases::claim(const std::vector<starpu_data_handle_t>& handles,
-                            const std::vector<starpu_data_access_mode>& modes) {
+DataClaim DataLeases::claim(std::span<const starpu_data_handle_t> handles,
+                            std::span<const starpu_data_access_mode> modes) {
   LeaseTable& t = table();
   std::lock_guard lock(t.mutex);
   DataClaim c;
@@ -270,8 +271,8 @@ DataClaim DataLeases::claim(const std::vector<starpu_data_handle_t>& handles,
     for (auto l : std::vector(per.leases))
       if (conflicts(l->mode, modes[i])) t.detach(l);
   }
-  c.handles_ = handles;
-  c.modes_ = modes;
+  c.handles_.assign(handles.begin(), handles.end());
+  c.modes_.assign(modes.begin(), modes.end());
   return c;
 }
 
@@ -315,8 +316,8 @@ void DataLeases::forget(starpu_data_handle_t handle) {
   t.handles.erase(it);
 }
 
-const core::Device* DataLeases::holder_of_all(const std::vector<starpu_data_handle_t>& handles,
-                                              const std::vector<starpu_data_access_mode>& modes) {
+const core::Device* DataLeases::holder_of_all(std::span<const starpu_data_handle_t> handles,
+                                              std::span<const starpu_data_access_mode> modes) {
   if (handles.empty()) return nullptr;
   LeaseTable& t = table();
   std::lock_guard lock(t.mutex);

@@ -26,7 +26,10 @@
 #include <starpu.h>
 
 #include <memory>
+#include <span>
 #include <vector>
+
+#include "util/small_vector.h"
 
 namespace parasol::core {
 class Device;
@@ -60,7 +63,7 @@ class LeasePins {
   // unevented_use: a vendor command without one used the leases.
   void unpin(cl_event use, bool unevented_use);
   std::vector<std::shared_ptr<Lease>> leases_;
-  std::vector<void*> interfaces_;
+  SmallVector<void*, 8> interfaces_;
 };
 
 // A StarPU task's or host command's hold on its handles, from before it asks
@@ -96,8 +99,8 @@ class DataLeases {
   // the caller takes StarPU's path.
   // may_block: false where this thread must not wait on StarPU (its
   // callbacks); then only leases already held are used.
-  bool pin(const core::Device& device, const std::vector<starpu_data_handle_t>& handles,
-           const std::vector<starpu_data_access_mode>& modes, bool may_block, LeasePins& out);
+  bool pin(const core::Device& device, std::span<const starpu_data_handle_t> handles,
+           std::span<const starpu_data_access_mode> modes, bool may_block, LeasePins& out);
   // Pins only leases already held (host reads and writes of resident data).
   bool pin_held(const core::Device& device, starpu_data_handle_t handle,
                 starpu_data_access_mode mode, LeasePins& out);
@@ -105,8 +108,8 @@ class DataLeases {
   // Before StarPU is asked for these handles (a task, a host command's
   // acquisitions): gives back the leases the accesses conflict with and
   // keeps conflicting ones from being taken until the claim is released.
-  DataClaim claim(const std::vector<starpu_data_handle_t>& handles,
-                  const std::vector<starpu_data_access_mode>& modes);
+  DataClaim claim(std::span<const starpu_data_handle_t> handles,
+                  std::span<const starpu_data_access_mode> modes);
   // Before the handle is unregistered: gives back all of its leases (their
   // give-back runs on the deferred thread, before the unregistration).
   void forget(starpu_data_handle_t handle);
@@ -115,8 +118,8 @@ class DataLeases {
 
   // The device holding a lease on every handle in a mode that covers it, or
   // null (context queues place resident commands there).
-  const core::Device* holder_of_all(const std::vector<starpu_data_handle_t>& handles,
-                                    const std::vector<starpu_data_access_mode>& modes);
+  const core::Device* holder_of_all(std::span<const starpu_data_handle_t> handles,
+                                    std::span<const starpu_data_access_mode> modes);
 };
 
 }  // namespace parasol::runtime

@@ -4,10 +4,13 @@
 #include "runtime/native/native_compiler.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cmath>
 #include <functional>
 #include <string>
 
+#include "util/clock.h"
 #include "util/error_name.h"
 #include "util/log.h"
 
@@ -16,7 +19,7 @@ namespace parasol::runtime {
 KernelCommand::KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> args,
                              const NDRange& range, core::Device* pinned, unsigned sched_ctx)
     : TaskCommand(pinned, sched_ctx, kernel->program()->context()), kernel_(kernel), args_(std::move(args)), range_(range) {
-  buffer_index_.resize(args_.size());
+  buffer_index_ = SmallVector<std::size_t, 8>(args_.size());
   const auto& info = kernel_->arg_info();
   for (size_t i = 0; i < args_.size(); ++i) {
     const auto& a = args_[i];
@@ -36,12 +39,57 @@ bool KernelCommand::launch_direct(core::Event& event, std::span<core::Event* con
   return try_direct(event, deps);
 }
 
+namespace {
+
+// policy_keeps_on() asks StarPU's models about every device: a CRC of the
+// launch shape and a history lookup per device, about 5,000 instructions, a
+// third of a context-queue launch on PoCL. Its answer changes only as the
+// models learn, so each enqueuing thread keeps it a few milliseconds (no
+// lock), keyed by kernel, launch shape, resident device and scheduling
+// context.
+struct KeepMemo {
+  const core::Kernel* kernel = nullptr;
+  const core::Device* resident = nullptr;
+  std::uint64_t shape = 0;
+  unsigned sched_ctx = 0;
+  std::uint64_t until = 0;
+  bool keep = false;
+};
+constexpr std::uint64_t kKeepMemoNs = 10'000'000;
+thread_local std::array<KeepMemo, 8> t_keep_memo;
+
+// The footprint's inputs (NDRange, buffer sizes) mixed cheaply: a key for
+// the memo, not the footprint StarPU's saved models are keyed by.
+std::uint64_t shape_key(const std::vector<core::KernelArg>& args, const NDRange& range) {
+  std::uint64_t h = 0xcbf29ce484222325u;
+  auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3u; };
+  for (int d = 0; d < 3; ++d) {
+    mix(range.global[d]);
+    mix(range.local[d]);
+  }
+  for (const auto& a : args) {
+    if (a.kind == core::KernelArg::Kind::Buffer && a.buffer) mix(a.buffer->size());
+    if (a.kind == core::KernelArg::Kind::Local) mix(a.local_size);  // can_run_on() weighs it
+  }
+  return h;
+}
+
+}  // namespace
+
 bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
+  const std::uint64_t shape = shape_key(args_, range_);
+  const std::uint64_t now = now_ns();
+  KeepMemo& memo =
+      t_keep_memo[(shape ^ (reinterpret_cast<std::uintptr_t>(kernel_.get()) >> 4)) % t_keep_memo.size()];
+  if (memo.kernel == kernel_.get() && memo.resident == &resident && memo.shape == shape &&
+      memo.sched_ctx == sched_ctx() && now < memo.until)
+    return memo.keep;
   // The direct path bypasses StarPU: its launches teach the models nothing,
   // so the models must know this launch shape on every device first. And
   // data on one device holds the command there only if that device is not
   // far slower than another: Black-Scholes blocks left on the CPU by
   // calibration stayed there (0.07x of the H100 alone) until this check.
+  memo = {kernel_.get(), &resident, shape, sched_ctx(), now + kKeepMemoNs, false};
   const std::uint32_t fp = footprint();
   starpu_codelet* cl = kernel_codelet(kernel_->model_symbol());
   double here = NAN, best = INFINITY;
@@ -52,7 +100,8 @@ bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
     best = std::min(best, t);
     if (d == &resident) here = t;
   }
-  return !std::isnan(here) && here <= kResidentSlowdown * best;
+  memo.keep = !std::isnan(here) && here <= kResidentSlowdown * best;
+  return memo.keep;
 }
 
 bool KernelCommand::can_run_on(const core::Device& device) const {

@@ -44,7 +44,7 @@ class KernelCommand final : public TaskCommand {
 
   core::Ref<core::Kernel> kernel_;
   std::vector<core::KernelArg> args_;
-  std::vector<std::size_t> buffer_index_;  // per argument, into buffers[]
+  SmallVector<std::size_t, 8> buffer_index_;  // per argument, into buffers[]
   NDRange range_;
 };
 

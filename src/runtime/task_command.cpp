@@ -1,6 +1,7 @@
 #include "runtime/task_command.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -234,15 +235,18 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
   LeasePins pins;
   if (!DataLeases::instance().pin(*device, handles_, modes_, may_wait_for_starpu(), pins))
     return false;
-  std::vector<void*> buffers(handles_.size());
-  for (std::size_t i = 0; i < buffers.size(); ++i) buffers[i] = pins.interface(i);
+  // Every launch passes them: on the stack unless the kernel has many buffers.
+  std::array<void*, 16> few;
+  std::vector<void*> many(handles_.size() > few.size() ? handles_.size() : 0);
+  void** buffers = many.empty() ? few.data() : many.data();
+  for (std::size_t i = 0; i < handles_.size(); ++i) buffers[i] = pins.interface(i);
   event_ = &event;
   event.begin_direct(device);
   log::debug("command '", name(), "' (event ", event.id(), ") goes directly to ", device->name(),
              " [", device->vendor_platform_name(), "]: its data is resident there");
   started_ = now_ns();
   DirectSlot slot(event);
-  status_ = execute(buffers.data(), *device, slot.event_out(done_));
+  status_ = execute(buffers, *device, slot.event_out(done_));
   if (status_ != CL_COMPLETE || (slot.wants_event() && !done_)) {
     // The vendor refused it (the event fails with its error), or there was
     // nothing to enqueue (a migration: the leases brought the data).

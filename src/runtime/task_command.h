@@ -17,6 +17,7 @@
 #include "runtime/data_leases.h"
 #include "runtime/worker_parking.h"
 #include "schedulers/calibration_guard.h"
+#include "util/small_vector.h"
 
 namespace parasol::runtime {
 
@@ -94,8 +95,8 @@ class TaskCommand : public core::Command {
   unsigned sched_ctx_;
   core::Context* rotation_;
   unsigned attempts_ = 0;
-  std::vector<starpu_data_handle_t> handles_;
-  std::vector<starpu_data_access_mode> modes_;
+  SmallVector<starpu_data_handle_t, 8> handles_;
+  SmallVector<starpu_data_access_mode, 8> modes_;
   DataClaim claim_;  // while StarPU's path holds the data
   WorkerDemand demand_;  // from submission until the task starts (or ends, if asynchronous)
   core::Event* event_ = nullptr;

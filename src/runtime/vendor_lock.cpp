@@ -1,8 +1,9 @@
 #include "runtime/vendor_lock.h"
 
+#include <array>
+#include <atomic>
 #include <cstring>
-#include <map>
-#include <memory>
+#include <mutex>
 
 namespace parasol::runtime {
 namespace {
@@ -13,21 +14,41 @@ bool thread_unsafe(cl_platform_id platform) {
   return std::strncmp(name, "Oclgrind", 8) == 0;
 }
 
-// The platform's lock, or null for a thread-safe vendor.
+// The platform's lock, or null for a thread-safe vendor. Asked at every
+// direct launch and completion: the platforms seen so far are read without
+// a lock (entries are published by the count), only a new one takes it.
+struct PlatformEntry {
+  std::atomic<cl_platform_id> platform{nullptr};
+  bool thread_unsafe = false;
+  std::recursive_mutex mutex;
+};
+constexpr int kMaxPlatforms = 32;
+
 std::recursive_mutex* vendor_mutex(cl_platform_id platform) {
-  static std::mutex registry_mutex;
   // Never destroyed: StarPU's threads may still launch during exit.
-  static auto* locks = new std::map<cl_platform_id, std::unique_ptr<std::recursive_mutex>>();
-  std::recursive_mutex* m = nullptr;
-  {
-    std::lock_guard lock(registry_mutex);
-    auto it = locks->find(platform);
-    if (it == locks->end())
-      it = locks->emplace(platform, thread_unsafe(platform) ? std::make_unique<std::recursive_mutex>()
-                                                            : nullptr).first;
-    m = it->second.get();
+  static auto* entries = new std::array<PlatformEntry, kMaxPlatforms>();
+  static std::atomic<int> count{0};
+  static std::mutex adding;
+  static std::recursive_mutex overflow;  // past kMaxPlatforms: serialised, still safe
+  auto find = [&](int n) -> PlatformEntry* {
+    for (int i = 0; i < n; ++i)
+      if ((*entries)[i].platform.load(std::memory_order_relaxed) == platform) return &(*entries)[i];
+    return nullptr;
+  };
+  PlatformEntry* e = find(count.load(std::memory_order_acquire));
+  if (!e) {
+    std::lock_guard lock(adding);
+    const int n = count.load(std::memory_order_relaxed);
+    e = find(n);
+    if (!e) {
+      if (n == kMaxPlatforms) return &overflow;
+      e = &(*entries)[n];
+      e->thread_unsafe = thread_unsafe(platform);
+      e->platform.store(platform, std::memory_order_relaxed);
+      count.store(n + 1, std::memory_order_release);
+    }
   }
-  return m;
+  return e->thread_unsafe ? &e->mutex : nullptr;
 }
 
 }  // namespace
