@@ -261,12 +261,7 @@ cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem bu
   PARASOL_REFUSE_IF(!ptr, CL_INVALID_VALUE, "ptr is null");
   if (cl_int err = check_host_read(__func__, *b)) return err;
   return enqueue_host(
-      __func__, q, CL_COMMAND_READ_BUFFER, size, {{Ref<Buffer>(b), STARPU_R}},
-      [b, offset, size, ptr] {
-        std::memcpy(ptr, b->host_bytes() + offset, size);
-        return CL_COMPLETE;
-      },
-      blocking_read, num_events_in_wait_list, event_wait_list, event,
+      __func__, q, CL_COMMAND_READ_BUFFER, size, {{Ref<Buffer>(b), STARPU_R}}, {}, blocking_read, num_events_in_wait_list, event_wait_list, event,
       runtime::VendorTransfer{runtime::VendorTransfer::Kind::Read, offset, size, ptr});
 }
 
@@ -283,11 +278,7 @@ cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem b
   // A non-blocking write may read ptr until it completes (the spec's rule).
   return enqueue_host(
       __func__, q, CL_COMMAND_WRITE_BUFFER, size, {{Ref<Buffer>(b), write_mode(*b, offset, size)}},
-      [b, offset, size, ptr] {
-        std::memcpy(b->host_bytes() + offset, ptr, size);
-        return CL_COMPLETE;
-      },
-      blocking_write, num_events_in_wait_list, event_wait_list, event,
+      {}, blocking_write, num_events_in_wait_list, event_wait_list, event,
       runtime::VendorTransfer{runtime::VendorTransfer::Kind::Write, offset, size,
                               const_cast<void*>(ptr)});
 }
@@ -309,11 +300,7 @@ cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem sr
   }
   return enqueue_host(
       __func__, q, CL_COMMAND_COPY_BUFFER, size,
-      {{Ref<Buffer>(src), STARPU_R}, {Ref<Buffer>(dst), write_mode(*dst, dst_offset, size)}},
-      [src, dst, src_offset, dst_offset, size] {
-        std::memmove(dst->host_bytes() + dst_offset, src->host_bytes() + src_offset, size);
-        return CL_COMPLETE;
-      },
+      {{Ref<Buffer>(src), STARPU_R}, {Ref<Buffer>(dst), write_mode(*dst, dst_offset, size)}}, {},
       CL_FALSE, num_events_in_wait_list, event_wait_list, event,
       runtime::VendorTransfer{runtime::VendorTransfer::Kind::Copy, src_offset, size, nullptr,
                               dst_offset});

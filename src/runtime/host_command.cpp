@@ -36,8 +36,8 @@ HostCommand::HostCommand(std::vector<HostAccess> accesses, std::function<cl_int(
 
 void HostCommand::launch(core::Event& event) {
   event_ = &event;
-  std::vector<starpu_data_handle_t> handles;
-  std::vector<starpu_data_access_mode> modes;
+  SmallVector<starpu_data_handle_t, 2> handles;
+  SmallVector<starpu_data_access_mode, 2> modes;
   for (const Acquire& a : acquires_) {
     handles.push_back(a.handle);
     modes.push_back(a.mode);
@@ -55,7 +55,7 @@ void HostCommand::acquire_next() {
     return;
   }
   event_->set_running();
-  cl_int status = body_();
+  cl_int status = body_ ? body_() : copy_in_main_ram();
   for (const Acquire& a : acquires_) starpu_data_release_on_node(a.handle, STARPU_MAIN_RAM);
   claim_.release();
   demand_.drop();
@@ -65,8 +65,8 @@ void HostCommand::acquire_next() {
 
 bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const> deps) {
   if (!vendor_form_ || !direct_path_enabled()) return false;
-  std::vector<starpu_data_handle_t> handles;
-  std::vector<starpu_data_access_mode> modes;  // W for a whole overwrite: its lease brings no data
+  SmallVector<starpu_data_handle_t, 2> handles;
+  SmallVector<starpu_data_access_mode, 2> modes;  // W for a whole overwrite: its lease brings no data
   for (const HostAccess& a : accesses_) {
     handles.push_back(a.buffer->storage().handle());
     modes.push_back(a.mode);
@@ -159,6 +159,23 @@ void HostCommand::on_vendor_done(void* self, cl_int proof_status) {
                          cmd->vendor_form_->kind == VendorTransfer::Kind::Write);
   if (trace::enabled()) trace::record(*cmd->event_, nullptr, cmd->bytes_, status);
   cmd->event_->complete(status < 0 ? status : CL_COMPLETE);  // may destroy cmd
+}
+
+cl_int HostCommand::copy_in_main_ram() const {
+  const VendorTransfer& t = *vendor_form_;
+  std::byte* first = accesses_[0].buffer->host_bytes();
+  switch (t.kind) {
+    case VendorTransfer::Kind::Read:
+      std::memcpy(t.host, first + t.offset, t.size);
+      break;
+    case VendorTransfer::Kind::Write:
+      std::memcpy(first + t.offset, t.host, t.size);
+      break;
+    case VendorTransfer::Kind::Copy:
+      std::memmove(accesses_[1].buffer->host_bytes() + t.dst_offset, first + t.offset, t.size);
+      break;
+  }
+  return CL_COMPLETE;
 }
 
 void HostCommand::on_acquired(void* self) { static_cast<HostCommand*>(self)->acquire_next(); }

@@ -14,6 +14,7 @@
 #include "core/event.h"
 #include "runtime/data_leases.h"
 #include "runtime/worker_parking.h"
+#include "util/small_vector.h"
 
 namespace parasol::runtime {
 
@@ -38,7 +39,8 @@ class HostCommand final : public core::Command {
   // body returns the command's status (CL_COMPLETE or a negative error);
   // bytes: what it moves between the host and the buffers (for traces).
   // vendor_form: how a device holding the buffer (data lease) can do it
-  // instead, on the direct launch path.
+  // instead, on the direct launch path. A read, write or copy needs no body:
+  // its vendor form says what to copy on the main-RAM copies too.
   HostCommand(std::vector<HostAccess> accesses, std::function<cl_int()> body,
               std::size_t bytes = 0, std::optional<VendorTransfer> vendor_form = {});
   void launch(core::Event& event) override;
@@ -47,6 +49,7 @@ class HostCommand final : public core::Command {
  private:
   static void on_acquired(void* self);
   void acquire_next();
+  cl_int copy_in_main_ram() const;  // the vendor form, done by the host
   static void on_vendor_done(void* self, cl_int proof_status);
   core::Device* lease_target(const core::Event& event, starpu_data_handle_t from) const;
   cl_int enqueue_vendor(const core::Device& device, const LeasePins& pins, cl_event* done);
@@ -56,7 +59,7 @@ class HostCommand final : public core::Command {
     starpu_data_access_mode mode;
   };
   std::vector<HostAccess> accesses_;  // keeps the buffers alive
-  std::vector<Acquire> acquires_;     // one per distinct handle, sorted
+  SmallVector<Acquire, 2> acquires_;  // one per distinct handle, sorted
   std::size_t next_ = 0;
   DataClaim claim_;  // while StarPU's path holds the data
   WorkerDemand demand_;  // likewise: StarPU's workers bring it to main RAM
