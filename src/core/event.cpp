@@ -54,11 +54,12 @@ void Event::depend_on(Event* dependency, bool propagate_failure) {
 }
 
 void Event::begin_direct(Device* device) {
-  retain();  // as start(): complete() gives it back
-  in_flight_.store(true, std::memory_order_release);
+  // As start() (unless launched through it, its dependencies done first):
+  // complete() gives the reference back.
+  if (!in_flight_.exchange(true, std::memory_order_acq_rel)) retain();
   executed_on_ = device;
   std::unique_lock lock(mutex_);
-  t_submit_ = now_ns();
+  if (!t_submit_) t_submit_ = now_ns();
   set_status(CL_SUBMITTED, lock);
   t_start_ = now_ns();
   set_status(CL_RUNNING, lock);

@@ -48,15 +48,20 @@ class Releaser {
   std::thread thread_;
 };
 
-// Never destroyed: the thread lives until the process ends.
+// Never destroyed: the threads live until the process ends.
 Releaser& releaser() {
   static auto* r = new Releaser();
   return *r;
+}
+Releaser& launcher() {
+  static auto* l = new Releaser();
+  return *l;
 }
 
 }  // namespace
 
 void defer_release(std::function<void()> work) { releaser().push(std::move(work)); }
 void drain_deferred_releases() { releaser().drain(); }
+void defer_launch(std::function<void()> launch) { launcher().push(std::move(launch)); }
 
 }  // namespace parasol::runtime

@@ -13,4 +13,10 @@ void defer_release(std::function<void()> work);
 // Runs everything deferred so far (at shutdown, before StarPU stops).
 void drain_deferred_releases();
 
+// A command whose dependencies completed inside a vendor's completion
+// callback, where vendor calls are undefined, is launched on another thread
+// (its own: never behind a release that may block), so it may still go to
+// its vendor directly.
+void defer_launch(std::function<void()> launch);
+
 }  // namespace parasol::runtime

@@ -34,6 +34,17 @@ bool direct_capable(const core::Device& device) {
 
 bool may_wait_for_starpu() { return starpu_worker_get_id() < 0 && !CallbackScope::active(); }
 
+namespace {
+thread_local bool t_in_vendor_callback = false;
+}  // namespace
+
+bool may_launch_direct_here() { return !t_in_vendor_callback; }
+
+bool all_complete(std::span<core::Event* const> events) {
+  return std::all_of(events.begin(), events.end(),
+                     [](core::Event* e) { return e->status() == CL_COMPLETE; });
+}
+
 bool dependencies_allow(const core::Device& device, std::span<core::Event* const> deps) {
   for (core::Event* e : deps) {
     cl_int s = e->status();
@@ -134,7 +145,9 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
 
 void CL_CALLBACK harvest_callback(cl_event, cl_int, void* lane) {
   CallbackScope scope;
+  t_in_vendor_callback = true;
   harvest(*static_cast<Lane*>(lane));
+  t_in_vendor_callback = false;
 }
 
 // Enqueues a marker behind everything in the lane and adds it there: its

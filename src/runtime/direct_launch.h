@@ -31,6 +31,16 @@ bool direct_capable(const core::Device& device);
 // worker, not inside a callback.
 bool may_wait_for_starpu();
 
+// Whether a command whose dependencies completed on this thread may go to
+// its vendor from here: not from inside a vendor's own completion callback
+// (OpenCL leaves vendor calls there undefined: such launches are deferred,
+// runtime/deferred_release.h); a StarPU callback, the waiter thread or the
+// application's thread may.
+bool may_launch_direct_here();
+
+// Whether every event has completed successfully.
+bool all_complete(std::span<core::Event* const> events);
+
 // Every dependency completed successfully, or is a direct command queued
 // before on device's vendor queue (which runs in order).
 bool dependencies_allow(const core::Device& device, std::span<core::Event* const> deps);

@@ -96,11 +96,18 @@ bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
   for (core::Device* d : kernel_->program()->context()->devices()) {
     if (!can_run_on(*d)) continue;
     double t = schedulers::model_expected_us(cl, fp, d->worker().worker_id, sched_ctx());
-    if (std::isnan(t)) return false;
+    if (std::isnan(t)) {
+      log::debug("kernel ", kernel_->name(), ": no model of its launch shape on ", d->name(),
+                 " yet: StarPU places it");
+      return false;
+    }
     best = std::min(best, t);
     if (d == &resident) here = t;
   }
   memo.keep = !std::isnan(here) && here <= kResidentSlowdown * best;
+  if (!memo.keep)
+    log::debug("kernel ", kernel_->name(), ": ", resident.name(), " holds its data but takes ",
+               here, " us against ", best, " us on the fastest device: StarPU places it");
   return memo.keep;
 }
 

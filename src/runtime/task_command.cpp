@@ -9,6 +9,7 @@
 
 #include "core/platform.h"
 #include "runtime/data_leases.h"
+#include "runtime/deferred_release.h"
 #include "runtime/direct_launch.h"
 #include "runtime/device_stats.h"
 #include "runtime/trace.h"
@@ -218,6 +219,16 @@ void TaskCommand::launch(core::Event& event) {
     event_->complete(CL_MEM_OBJECT_ALLOCATION_FAILURE);
     return;
   }
+  // Its dependencies are done now: the direct path may take it. (Refused at
+  // enqueue because a dependency was a StarPU task, it would go through
+  // StarPU, and so would every command enqueued behind it meanwhile: a
+  // calibrating nbody step took the next step's kernels off the direct
+  // path.)
+  if (!may_launch_direct_here()) {
+    defer_launch([this, &event] { launch(event); });  // the event keeps itself (and this) alive
+    return;
+  }
+  if (launch_direct(event, {})) return;
   submit();
 }
 
@@ -227,7 +238,13 @@ core::Device* TaskCommand::resident_device() const {
 }
 
 bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> deps) {
-  if (!direct_path_enabled()) return false;
+  if (direct_declined_ || !direct_path_enabled()) return false;
+  if (take_direct_path(event, deps)) return true;
+  direct_declined_ = all_complete(deps);
+  return false;
+}
+
+bool TaskCommand::take_direct_path(core::Event& event, std::span<core::Event* const> deps) {
   core::Device* device = pinned_ ? pinned_ : resident_device();
   if (!device || (!pinned_ && !policy_keeps_on(*device)) || !direct_capable(*device) ||
       !can_run_on(*device) || !fits_on(*device) || !dependencies_allow(*device, deps))

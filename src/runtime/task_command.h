@@ -78,6 +78,7 @@ class TaskCommand : public core::Command {
   bool held_back(int worker) const;
   core::Device* resident_device() const;
 
+  bool take_direct_path(core::Event& event, std::span<core::Event* const> deps);
   static void run_on_opencl(void* buffers[], void* self);
   static void run_on_cpu(void* buffers[], void* self);
   static int can_execute(unsigned worker, starpu_task* task, unsigned nimpl);
@@ -103,6 +104,9 @@ class TaskCommand : public core::Command {
   cl_int status_ = CL_COMPLETE;
   cl_event done_ = nullptr;
   bool status_unknown_ = false;  // failed as the later event proving it did
+  // The direct path refused it with its dependencies done: launch() does
+  // not ask again.
+  bool direct_declined_ = false;
   std::uint64_t started_ = 0;
   std::uint64_t finished_ = 0;  // when the worker saw the vendor command done
   starpu_task* task_ = nullptr;

@@ -178,6 +178,32 @@ TEST_CASE("a chain on a device queue goes direct and computes what the CPU compu
   check_direct_launches(10);  // the first launch leases the buffer; the rest follow it
 }
 
+TEST_CASE("commands held back by a user event go to their device directly once it is set") {
+  OneDevice d;
+  auto& [dev, ctx, q, prog, k] = d;
+  const size_t n = 4096;
+  auto want = initial(n);
+  Mem y(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data());
+  enqueue_steps(q, k, y, 1.0f, 1, n);  // leases the buffer on the device
+  step_on_cpu(want, 1.0f, 1);
+  CL_REQUIRE(clFinish(q));
+  cl_int err = CL_SUCCESS;
+  cl_event gate = clCreateUserEvent(ctx, &err);
+  CL_REQUIRE(err);
+  set_args(k, y.m, 2.0f);
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 1, &gate, nullptr));
+  enqueue_steps(q, k, y, 2.0f, 7, n);  // in order behind it: nothing they wait for is queued yet
+  step_on_cpu(want, 2.0f, 8);
+  placement_log().take();
+  CL_REQUIRE(clSetUserEventStatus(gate, CL_COMPLETE));
+  check_equal(read_all(q, y, n), want);
+  // Each launches when the one before completes (from the thread that saw
+  // it complete, or off the vendor's callback): to the vendor, not through
+  // StarPU.
+  check_direct_launches(8);
+  clReleaseEvent(gate);
+}
+
 TEST_CASE("a host map of a leased buffer sees the direct kernels' results, and they see its writes") {
   OneDevice d;
   auto& [dev, ctx, q, prog, k] = d;
