@@ -43,20 +43,20 @@ namespace {
 
 // policy_keeps_on() asks StarPU's models about every device: a CRC of the
 // launch shape and a history lookup per device, about 5,000 instructions, a
-// third of a context-queue launch on PoCL. Its answer changes only as the
-// models learn, so each enqueuing thread keeps it a few milliseconds (no
-// lock), keyed by kernel, launch shape, resident device and scheduling
-// context.
-struct KeepMemo {
+// third of a context-queue launch on PoCL. A yes changes only as the models
+// learn, so each enqueuing thread keeps it a few milliseconds (no lock),
+// keyed by kernel, launch shape, resident device and scheduling context. A
+// no is asked again every time: the command goes through StarPU then, which
+// costs far more, and the models it teaches may turn the answer at once.
+struct KeepMemo {  // a yes of policy_keeps_on()
   const core::Kernel* kernel = nullptr;
   const core::Device* resident = nullptr;
   std::uint64_t shape = 0;
   unsigned sched_ctx = 0;
   std::uint64_t until = 0;
-  bool keep = false;
 };
 constexpr std::uint64_t kKeepMemoNs = 10'000'000;
-thread_local std::array<KeepMemo, 8> t_keep_memo;
+thread_local std::array<KeepMemo, 8> t_keep_memo;  // yes answers only
 
 // The footprint's inputs (NDRange, buffer sizes) mixed cheaply: a key for
 // the memo, not the footprint StarPU's saved models are keyed by.
@@ -83,13 +83,12 @@ bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
       t_keep_memo[(shape ^ (reinterpret_cast<std::uintptr_t>(kernel_.get()) >> 4)) % t_keep_memo.size()];
   if (memo.kernel == kernel_.get() && memo.resident == &resident && memo.shape == shape &&
       memo.sched_ctx == sched_ctx() && now < memo.until)
-    return memo.keep;
+    return true;
   // The direct path bypasses StarPU: its launches teach the models nothing,
   // so the models must know this launch shape on every device first. And
   // data on one device holds the command there only if that device is not
   // far slower than another: Black-Scholes blocks left on the CPU by
   // calibration stayed there (0.07x of the H100 alone) until this check.
-  memo = {kernel_.get(), &resident, shape, sched_ctx(), now + kKeepMemoNs, false};
   const std::uint32_t fp = footprint();
   starpu_codelet* cl = kernel_codelet(kernel_->model_symbol());
   double here = NAN, best = INFINITY;
@@ -104,11 +103,13 @@ bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
     best = std::min(best, t);
     if (d == &resident) here = t;
   }
-  memo.keep = !std::isnan(here) && here <= kResidentSlowdown * best;
-  if (!memo.keep)
+  if (std::isnan(here) || here > kResidentSlowdown * best) {
     log::debug("kernel ", kernel_->name(), ": ", resident.name(), " holds its data but takes ",
                here, " us against ", best, " us on the fastest device: StarPU places it");
-  return memo.keep;
+    return false;
+  }
+  memo = {kernel_.get(), &resident, shape, sched_ctx(), now + kKeepMemoNs};
+  return true;
 }
 
 bool KernelCommand::can_run_on(const core::Device& device) const {
