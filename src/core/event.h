@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/object.h"
+#include "util/block_pool.h"
 
 namespace parasol::core {
 
@@ -25,7 +26,8 @@ class Event;
 
 // The work behind a command. launch() starts it once every dependency has
 // completed; the work must end by calling event.complete() exactly once.
-class Command {
+// Every enqueue creates one: from the block pool (util/block_pool.h).
+class Command : public Pooled {
  public:
   virtual ~Command() = default;
   virtual void launch(Event& event) = 0;
@@ -47,6 +49,13 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   Event(Context* context, CommandQueue* queue, cl_command_type type,
         std::unique_ptr<Command> work);
   ~Event();
+  // Every enqueue creates one: from the block pool (util/block_pool.h). Not
+  // through a base class: nothing may come before the handle's dispatch
+  // pointer.
+  static void* operator new(std::size_t bytes) { return block_pool::allocate(bytes); }
+  static void operator delete(void* block, std::size_t bytes) noexcept {
+    block_pool::deallocate(block, bytes);
+  }
 
   // A small number naming this event in logs and traces: events are numbered
   // 1, 2, 3... in the order they are created, process-wide.

@@ -58,6 +58,7 @@ void HostCommand::launch(core::Event& event) {
 void HostCommand::acquire_next() {
   if (next_ < acquires_.size()) {
     const Acquire& a = acquires_[next_++];
+    with_starpu_.store(true, std::memory_order_release);
     starpu_data_acquire_on_node_cb(a.handle, STARPU_MAIN_RAM, a.mode, &HostCommand::on_acquired,
                                    this);
     return;
@@ -192,7 +193,11 @@ cl_int HostCommand::copy_in_main_ram() const {
   return CL_COMPLETE;
 }
 
-void HostCommand::on_acquired(void* self) { static_cast<HostCommand*>(self)->acquire_next(); }
+void HostCommand::on_acquired(void* self) {
+  auto* cmd = static_cast<HostCommand*>(self);
+  (void)cmd->with_starpu_.load(std::memory_order_acquire);
+  cmd->acquire_next();
+}
 
 void copy_rect(std::byte* dst, const RectRegion& d, const std::byte* src, const RectRegion& s,
                const std::size_t region[3]) {

@@ -75,11 +75,15 @@ starpu_codelet* TaskCommand::codelet() {
   return &cl;
 }
 
-static TaskCommand* command_of(starpu_task* task) { return static_cast<TaskCommand*>(task->cl_arg); }
+TaskCommand* TaskCommand::from_starpu(void* self) {
+  auto* cmd = static_cast<TaskCommand*>(self);
+  (void)cmd->with_starpu_.load(std::memory_order_acquire);
+  return cmd;
+}
 
-std::uint32_t TaskCommand::footprint_of(starpu_task* task) { return command_of(task)->footprint(); }
+std::uint32_t TaskCommand::footprint_of(starpu_task* task) { return from_starpu(task->cl_arg)->footprint(); }
 
-std::size_t TaskCommand::size_of(starpu_task* task, unsigned) { return command_of(task)->size(); }
+std::size_t TaskCommand::size_of(starpu_task* task, unsigned) { return from_starpu(task->cl_arg)->size(); }
 
 bool TaskCommand::fits_on(const core::Device& device) const {
   std::size_t bytes = 0;
@@ -104,7 +108,7 @@ core::Device& TaskCommand::begin_on_worker() {
 }
 
 void TaskCommand::run_on_cpu(void* buffers[], void* self) {
-  auto* cmd = static_cast<TaskCommand*>(self);
+  auto* cmd = from_starpu(self);
   core::Device& device = cmd->begin_on_worker();
   cmd->status_ = cmd->execute_on_host(buffers, device);
   cmd->finished_ = now_ns();
@@ -112,7 +116,7 @@ void TaskCommand::run_on_cpu(void* buffers[], void* self) {
 
 int TaskCommand::can_execute(unsigned worker, starpu_task* task, unsigned) {
   core::Device* d = core::Platform::instance().device_for_worker(static_cast<int>(worker));
-  TaskCommand* cmd = command_of(task);
+  TaskCommand* cmd = from_starpu(task->cl_arg);
   return d && cmd->can_run_on(*d) && cmd->fits_on(*d) &&
          (!cmd->rotation_ || cmd->rotation_->in_rotation(d)) &&
          !cmd->held_back(static_cast<int>(worker));
@@ -131,7 +135,7 @@ bool TaskCommand::held_back(int worker) const {
 }
 
 void TaskCommand::run_on_opencl(void* buffers[], void* self) {
-  auto* cmd = static_cast<TaskCommand*>(self);
+  auto* cmd = from_starpu(self);
   core::Device& device = cmd->begin_on_worker();
   cmd->status_ = cmd->execute(buffers, device, &cmd->done_);
   if (cmd->done_ && !opencl_async()) {
@@ -157,7 +161,7 @@ void TaskCommand::on_direct_done(void* self, cl_int proof_status) {
 }
 
 void TaskCommand::on_done(void* self) {
-  auto* cmd = static_cast<TaskCommand*>(self);
+  auto* cmd = from_starpu(self);
   cmd->claim_.release();  // StarPU is done with the data (nothing when it ran direct)
   cmd->demand_.drop();
   if (cmd->done_) {
@@ -318,6 +322,7 @@ void TaskCommand::submit() {
   log::debug("command '", name(), "' (event ", event.id(), ") goes to StarPU",
              calibration_.held_back.empty() ? "" : ", held back from some of its devices",
              calibration_.calibrating >= 0 ? ", to calibrate a model" : "");
+  with_starpu_.store(true, std::memory_order_release);
   int rc = starpu_task_submit(task);
   if (rc != 0) {
     log::error("StarPU refused the task of command '", name(), "' (event ", event.id(),

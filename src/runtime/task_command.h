@@ -6,6 +6,7 @@
 
 #include <starpu.h>
 
+#include <atomic>
 #include <span>
 #include <string>
 #include <vector>
@@ -79,6 +80,11 @@ class TaskCommand : public core::Command {
   core::Device* resident_device() const;
 
   bool take_direct_path(core::Event& event, std::span<core::Event* const> deps);
+  // The command StarPU hands back to a worker or callback: what the
+  // submitting thread wrote is visible there. StarPU orders it with
+  // spinlocks ThreadSanitizer cannot see (StarPU is not instrumented); this
+  // release/acquire pair says so in Parasol's own code.
+  static TaskCommand* from_starpu(void* self);
   static void run_on_opencl(void* buffers[], void* self);
   static void run_on_cpu(void* buffers[], void* self);
   static int can_execute(unsigned worker, starpu_task* task, unsigned nimpl);
@@ -110,6 +116,7 @@ class TaskCommand : public core::Command {
   std::uint64_t started_ = 0;
   std::uint64_t finished_ = 0;  // when the worker saw the vendor command done
   starpu_task* task_ = nullptr;
+  std::atomic<bool> with_starpu_{false};  // see from_starpu()
   schedulers::CalibrationPlacement calibration_;
 };
 

@@ -1,0 +1,40 @@
+// Memory for the objects every command creates (its event and its command).
+//
+// They are allocated on the enqueuing thread and freed on whichever thread
+// completes them (a device's waiter thread, a StarPU worker): with malloc,
+// each such pair met in the shared arena (its lock, its cache lines), and
+// the enqueuing thread never found a block of its own to reuse. On the H100
+// host tcmalloc preloaded under the benchmark took a tiny-kernel stream from
+// 1.49-1.67x NVIDIA's time to 1.07-1.35x. Here each thread keeps the blocks
+// it freed, by size class, and hands them to the others in batches through
+// one shared list per class: about one lock per 32 allocations.
+//
+// Under AddressSanitizer or ThreadSanitizer blocks come straight from
+// operator new, so the sanitizers see every use after free.
+#pragma once
+
+#include <cstddef>
+
+namespace parasol::block_pool {
+
+// A block of at least `bytes` (aligned as operator new's); sizes past the
+// largest class come from operator new.
+void* allocate(std::size_t bytes);
+// Gives back a block of allocate(bytes), from any thread.
+void deallocate(void* block, std::size_t bytes) noexcept;
+
+}  // namespace parasol::block_pool
+
+namespace parasol {
+
+// Derive from it to take a class's objects (and those of classes derived
+// from it: sized delete gets the dynamic type's size through a virtual
+// destructor) from the block pool.
+struct Pooled {
+  static void* operator new(std::size_t bytes) { return block_pool::allocate(bytes); }
+  static void operator delete(void* block, std::size_t bytes) noexcept {
+    block_pool::deallocate(block, bytes);
+  }
+};
+
+}  // namespace parasol
