@@ -10,7 +10,8 @@
 namespace parasol::runtime {
 namespace {
 
-class Releaser {
+// One thread running work in order, started on first use.
+class SerialThread {
  public:
   void push(std::function<void()> work) {
     std::lock_guard lock(mutex_);
@@ -49,12 +50,12 @@ class Releaser {
 };
 
 // Never destroyed: the threads live until the process ends.
-Releaser& releaser() {
-  static auto* r = new Releaser();
+SerialThread& releaser() {
+  static auto* r = new SerialThread();
   return *r;
 }
-Releaser& launcher() {
-  static auto* l = new Releaser();
+SerialThread& launcher() {
+  static auto* l = new SerialThread();
   return *l;
 }
 
