@@ -15,7 +15,7 @@ done > "$O/overhead.txt" 2>&1
 sizes="BENCH_VENDORS=NVIDIA,Portable BENCH_ROUNDS=3 BENCH_WARMUP=3 BENCH_BS_N=4194304 BENCH_SGEMM_N=1024 BENCH_NBODY_N=16384 BENCH_SAXPY_N=16777216 BENCH_HANG_S=100 BENCH_POLICIES=heft,dmdas"
 for run in 1 2; do
   echo "## run $run"
-  env $sizes timeout 200 $R "$B/bench_throughput" 2>&1 | grep -E "^###|^\| (vendor direct, d0|Parasol device queue, d0|Parasol context)"
+  env $sizes timeout 260 $R "$B/bench_throughput" 2>&1 | grep -E "^###|^\| (vendor direct, d0|Parasol device queue, d0|Parasol context)"
 done > "$O/throughput.txt" 2>&1
 for t in test_direct_path test_context_queue test_queue_ordering test_event_callback_profiling \
          test_mixed_vendor_chain test_cold_models test_worker_parking test_release_in_flight \
