@@ -3,6 +3,7 @@
 #include <array>
 #include <mutex>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace parasol::block_pool {
@@ -68,7 +69,9 @@ void give(std::size_t c, Chain chain) {
 struct Local {
   std::array<Chain, kClasses> free;
   ~Local() {
-    for (std::size_t c = 0; c < kClasses; ++c) give(c, free[c]);
+    // Emptied too: a block freed later in this thread's exit lands in an
+    // empty chain (and stays there) instead of one whose blocks are gone.
+    for (std::size_t c = 0; c < kClasses; ++c) give(c, std::exchange(free[c], Chain{}));
   }
 };
 
