@@ -1,11 +1,11 @@
 #include "core/command_queue.h"
 
 #include <algorithm>
-#include <array>
 #include <utility>
 
 #include "core/device.h"
 #include "runtime/direct_launch.h"
+#include "util/small_vector.h"
 
 namespace parasol::core {
 
@@ -43,19 +43,15 @@ Ref<Event> CommandQueue::enqueue(cl_command_type type, std::unique_ptr<Command> 
     }
   }
   if (Command* w = event->work()) {
-    // Every enqueue builds this list: on the stack unless it is long.
-    const std::size_t n = wait_list.size() + (previous ? 1 : 0) + since.size();
-    std::array<Event*, 8> few;
-    std::vector<Event*> many(n > few.size() ? n : 0);
-    Event** deps = many.empty() ? few.data() : many.data();
-    std::size_t i = 0;
-    for (Event* e : wait_list) deps[i++] = e;
-    if (previous) deps[i++] = previous.get();
-    for (auto& e : since) deps[i++] = e.get();
-    if (w->launch_direct(*event, {deps, n})) {
+    SmallVector<Event*, 8> deps;  // every enqueue builds it: on the stack unless long
+    for (Event* e : wait_list) deps.push_back(e);
+    if (previous) deps.push_back(previous.get());
+    for (auto& e : since) deps.push_back(e.get());
+    if (w->launch_direct(*event, {deps.data(), deps.size()})) {
       used_direct_.store(true, std::memory_order_relaxed);
       return event;
     }
+    if (runtime::all_complete({deps.data(), deps.size()})) event->direct_refused_when_ready();
   }
   for (Event* e : wait_list) event->depend_on(e);
   if (previous) event->depend_on(previous.get(), false);

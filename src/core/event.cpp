@@ -2,6 +2,7 @@
 
 #include "core/command_queue.h"
 #include "core/context.h"
+#include "runtime/deferred_release.h"
 #include "runtime/direct_launch.h"
 #include "util/callback_scope.h"
 #include "util/clock.h"
@@ -112,15 +113,28 @@ void Event::launch_now() {
     complete(err);
     return;
   }
+  // Inside a vendor's completion callback, where OpenCL leaves vendor calls
+  // undefined, the command launches on another thread instead.
+  if (work_ && !runtime::may_launch_direct_here()) {
+    runtime::defer_launch([self = Ref<Event>(this)] { self->launch_now(); });
+    return;
+  }
   {
     std::unique_lock lock(mutex_);
     t_submit_ = now_ns();
     set_status(CL_SUBMITTED, lock);
   }
-  if (work_)
-    work_->launch(*this);
-  else
+  if (!work_) {
     complete(CL_COMPLETE);
+    return;
+  }
+  // Its dependencies are done now: the direct path may take it. (Refused at
+  // enqueue because a dependency was a StarPU task or a user event, it would
+  // otherwise go through StarPU, and so would every command enqueued behind
+  // it meanwhile: a calibrating nbody update took the next step's kernels
+  // off the direct path.)
+  if (!direct_refused_when_ready_ && work_->launch_direct(*this, {})) return;
+  work_->launch(*this);
 }
 
 void Event::set_running() {

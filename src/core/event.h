@@ -66,6 +66,10 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   cl_int status() const;
   bool finished() const { return status() <= CL_COMPLETE; }
 
+  // The direct path refused the command at enqueue with every dependency
+  // already done: its launch does not ask again. Call before start().
+  void direct_refused_when_ready() { direct_refused_when_ready_ = true; }
+
   // Declares an event this one waits for; call before start(). A failed
   // dependency fails this command too when it was named in a wait list
   // (propagate); queue order only orders, so one failure does not poison
@@ -156,6 +160,7 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   std::atomic<bool> direct_queued_{false};
   std::atomic<bool> direct_armed_{false};
   std::atomic<bool> awaited_{false};
+  bool direct_refused_when_ready_ = false;
   cl_uint partitioning_factor_ = 0;  // start() took a reference complete() gives back
 
   std::uint64_t t_queued_ = 0, t_submit_ = 0, t_start_ = 0, t_end_ = 0;

@@ -261,7 +261,8 @@ cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem bu
   PARASOL_REFUSE_IF(!ptr, CL_INVALID_VALUE, "ptr is null");
   if (cl_int err = check_host_read(__func__, *b)) return err;
   return enqueue_host(
-      __func__, q, CL_COMMAND_READ_BUFFER, size, {{Ref<Buffer>(b), STARPU_R}}, {}, blocking_read, num_events_in_wait_list, event_wait_list, event,
+      __func__, q, CL_COMMAND_READ_BUFFER, size, {{Ref<Buffer>(b), STARPU_R}}, {}, blocking_read,
+      num_events_in_wait_list, event_wait_list, event,
       runtime::VendorTransfer{runtime::VendorTransfer::Kind::Read, offset, size, ptr});
 }
 

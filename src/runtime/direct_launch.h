@@ -33,9 +33,9 @@ bool may_wait_for_starpu();
 
 // Whether a command whose dependencies completed on this thread may go to
 // its vendor from here: not from inside a vendor's own completion callback
-// (OpenCL leaves vendor calls there undefined: such launches are deferred,
-// runtime/deferred_release.h); a StarPU callback, the waiter thread or the
-// application's thread may.
+// (OpenCL leaves vendor calls there undefined: core::Event defers such
+// launches, runtime/deferred_release.h); a StarPU callback, the waiter
+// thread or the application's thread may.
 bool may_launch_direct_here();
 
 // Whether every event has completed successfully.

@@ -6,7 +6,6 @@
 #include "core/command_queue.h"
 #include "core/device.h"
 #include "runtime/data_leases.h"
-#include "runtime/deferred_release.h"
 #include "runtime/device_stats.h"
 #include "runtime/direct_launch.h"
 #include "runtime/trace.h"
@@ -36,13 +35,6 @@ HostCommand::HostCommand(std::vector<HostAccess> accesses, std::function<cl_int(
 }
 
 void HostCommand::launch(core::Event& event) {
-  // Its dependencies are done now: the direct path may take it (see
-  // TaskCommand::launch).
-  if (!may_launch_direct_here()) {
-    defer_launch([this, &event] { launch(event); });  // the event keeps itself (and this) alive
-    return;
-  }
-  if (launch_direct(event, {})) return;
   event_ = &event;
   SmallVector<starpu_data_handle_t, 2> handles;
   SmallVector<starpu_data_access_mode, 2> modes;
@@ -73,13 +65,7 @@ void HostCommand::acquire_next() {
 }
 
 bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const> deps) {
-  if (direct_declined_ || !vendor_form_ || !direct_path_enabled()) return false;
-  if (take_direct_path(event, deps)) return true;
-  direct_declined_ = all_complete(deps);
-  return false;
-}
-
-bool HostCommand::take_direct_path(core::Event& event, std::span<core::Event* const> deps) {
+  if (!vendor_form_ || !direct_path_enabled()) return false;
   SmallVector<starpu_data_handle_t, 2> handles;
   SmallVector<starpu_data_access_mode, 2> modes;  // W for a whole overwrite: its lease brings no data
   for (const HostAccess& a : accesses_) {

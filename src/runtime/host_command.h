@@ -50,7 +50,6 @@ class HostCommand final : public core::Command {
  private:
   static void on_acquired(void* self);
   void acquire_next();
-  bool take_direct_path(core::Event& event, std::span<core::Event* const> deps);
   cl_int copy_in_main_ram() const;  // the vendor form, done by the host
   static void on_vendor_done(void* self, cl_int proof_status);
   core::Device* lease_target(const core::Event& event, starpu_data_handle_t from) const;
@@ -72,9 +71,6 @@ class HostCommand final : public core::Command {
   // Release before each acquisition, acquire in its callback: StarPU orders
   // them with spinlocks ThreadSanitizer cannot see.
   std::atomic<bool> with_starpu_{false};
-  // The direct path refused it with its dependencies done: launch() does
-  // not ask again.
-  bool direct_declined_ = false;
   core::Event* event_ = nullptr;
 };
 

@@ -1,7 +1,6 @@
 #include "runtime/task_command.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -9,7 +8,6 @@
 
 #include "core/platform.h"
 #include "runtime/data_leases.h"
-#include "runtime/deferred_release.h"
 #include "runtime/direct_launch.h"
 #include "runtime/device_stats.h"
 #include "runtime/trace.h"
@@ -223,16 +221,6 @@ void TaskCommand::launch(core::Event& event) {
     event_->complete(CL_MEM_OBJECT_ALLOCATION_FAILURE);
     return;
   }
-  // Its dependencies are done now: the direct path may take it. (Refused at
-  // enqueue because a dependency was a StarPU task, it would go through
-  // StarPU, and so would every command enqueued behind it meanwhile: a
-  // calibrating nbody step took the next step's kernels off the direct
-  // path.)
-  if (!may_launch_direct_here()) {
-    defer_launch([this, &event] { launch(event); });  // the event keeps itself (and this) alive
-    return;
-  }
-  if (launch_direct(event, {})) return;
   submit();
 }
 
@@ -242,13 +230,7 @@ core::Device* TaskCommand::resident_device() const {
 }
 
 bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> deps) {
-  if (direct_declined_ || !direct_path_enabled()) return false;
-  if (take_direct_path(event, deps)) return true;
-  direct_declined_ = all_complete(deps);
-  return false;
-}
-
-bool TaskCommand::take_direct_path(core::Event& event, std::span<core::Event* const> deps) {
+  if (!direct_path_enabled()) return false;
   core::Device* device = pinned_ ? pinned_ : resident_device();
   if (!device || (!pinned_ && !policy_keeps_on(*device)) || !direct_capable(*device) ||
       !can_run_on(*device) || !fits_on(*device) || !dependencies_allow(*device, deps))
@@ -256,18 +238,15 @@ bool TaskCommand::take_direct_path(core::Event& event, std::span<core::Event* co
   LeasePins pins;
   if (!DataLeases::instance().pin(*device, handles_, modes_, may_wait_for_starpu(), pins))
     return false;
-  // Every launch passes them: on the stack unless the kernel has many buffers.
-  std::array<void*, 16> few;
-  std::vector<void*> many(handles_.size() > few.size() ? handles_.size() : 0);
-  void** buffers = many.empty() ? few.data() : many.data();
-  for (std::size_t i = 0; i < handles_.size(); ++i) buffers[i] = pins.interface(i);
+  SmallVector<void*, 16> buffers;  // every launch passes them: on the stack unless many
+  for (std::size_t i = 0; i < handles_.size(); ++i) buffers.push_back(pins.interface(i));
   event_ = &event;
   event.begin_direct(device);
   log::debug("command '", name(), "' (event ", event.id(), ") goes directly to ", device->name(),
              " [", device->vendor_platform_name(), "]: its data is resident there");
   started_ = now_ns();
   DirectSlot slot(event);
-  status_ = execute(buffers, *device, slot.event_out(done_));
+  status_ = execute(buffers.data(), *device, slot.event_out(done_));
   if (status_ != CL_COMPLETE || (slot.wants_event() && !done_)) {
     // The vendor refused it (the event fails with its error), or there was
     // nothing to enqueue (a migration: the leases brought the data).

@@ -79,7 +79,6 @@ class TaskCommand : public core::Command {
   bool held_back(int worker) const;
   core::Device* resident_device() const;
 
-  bool take_direct_path(core::Event& event, std::span<core::Event* const> deps);
   // The command StarPU hands back to a worker or callback: what the
   // submitting thread wrote is visible there. StarPU orders it with
   // spinlocks ThreadSanitizer cannot see (StarPU is not instrumented); this
@@ -110,9 +109,6 @@ class TaskCommand : public core::Command {
   cl_int status_ = CL_COMPLETE;
   cl_event done_ = nullptr;
   bool status_unknown_ = false;  // failed as the later event proving it did
-  // The direct path refused it with its dependencies done: launch() does
-  // not ask again.
-  bool direct_declined_ = false;
   std::uint64_t started_ = 0;
   std::uint64_t finished_ = 0;  // when the worker saw the vendor command done
   starpu_task* task_ = nullptr;
