@@ -91,7 +91,7 @@ bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
   // calibration stayed there (0.07x of the H100 alone) until this check.
   const std::uint32_t fp = footprint();
   starpu_codelet* cl = kernel_codelet(kernel_->model_symbol());
-  double here = NAN, best = INFINITY;
+  double here = NAN, best = INFINITY, best_elsewhere = INFINITY;
   for (core::Device* d : kernel_->program()->context()->devices()) {
     if (!can_run_on(*d)) continue;
     double t = schedulers::model_expected_us(cl, fp, d->worker().worker_id, sched_ctx());
@@ -101,13 +101,18 @@ bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
       return false;
     }
     best = std::min(best, t);
-    if (d == &resident) here = t;
+    if (d == &resident)
+      here = t;
+    else if (!d->is_native() && kernel_->program()->context()->in_rotation(d))
+      best_elsewhere = std::min(best_elsewhere, t);
   }
   if (std::isnan(here) || here > kResidentSlowdown * best) {
     log::debug("kernel ", kernel_->name(), ": ", resident.name(), " holds its data but takes ",
                here, " us against ", best, " us on the fastest device: StarPU places it");
     return false;
   }
+  log::debug("kernel ", kernel_->name(), ": stays on ", resident.name(), " (", here,
+             " us there, ", best_elsewhere, " us on the fastest other device)");
   memo = {kernel_.get(), &resident, shape, sched_ctx(), now + kKeepMemoNs};
   return true;
 }
