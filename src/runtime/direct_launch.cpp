@@ -17,6 +17,7 @@
 #include "runtime/vendor_lock.h"
 #include "schedulers/policy_names.h"
 #include "util/callback_scope.h"
+#include "util/small_vector.h"
 
 namespace parasol::runtime {
 
@@ -117,7 +118,11 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
     Pending p;
     cl_int status;  // of the event proving it
   };
-  std::vector<Finished> finished;
+  // A batch fits in place: no allocation per harvest (callgrind of
+  // bench_command_overhead on PoCL: this list's malloc, in the harvests of
+  // the enqueuing thread's clFinish calls, was a tenth of Parasol's own
+  // instructions there).
+  SmallVector<Finished, 32> finished;
   {
     std::lock_guard lock(lane.mutex);
     for (;;) {
