@@ -145,9 +145,9 @@ void Kernel::set_arg(cl_uint index, KernelArg arg) {
   args_[index] = std::move(arg);
 }
 
-bool Kernel::snapshot_args(std::vector<KernelArg>& out) const {
+bool Kernel::snapshot_args(KernelArgs& out) const {
   std::lock_guard lock(args_mutex_);
-  out = args_;
+  out.assign(args_.begin(), args_.end());
   for (const auto& a : args_)
     if (a.kind == KernelArg::Kind::Unset) return false;
   return true;

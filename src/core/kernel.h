@@ -13,6 +13,7 @@
 #include "core/buffer.h"
 #include "core/program.h"
 #include "runtime/vendor_handle.h"
+#include "util/block_pool.h"
 
 namespace parasol::core {
 
@@ -56,6 +57,10 @@ struct KernelArg {
   Ref<Buffer> buffer;            // Buffer (null: a null cl_mem)
   std::size_t local_size = 0;    // Local
 };
+
+// A launch's copy of its kernel's arguments, from the block pool: made on
+// the enqueuing thread, freed where the command completes.
+using KernelArgs = std::vector<KernelArg, PoolAllocator<KernelArg>>;
 
 // A host function that runs a kernel as several smaller commands
 // (granularity adaptation, see schedulers/divide_strategy.h). Parasol's
@@ -115,7 +120,7 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   cl_int check_value(cl_uint index, size_t size, const void* value);
   void set_arg(cl_uint index, KernelArg arg);
   // A copy of every argument; false if one is still unset.
-  bool snapshot_args(std::vector<KernelArg>& out) const;
+  bool snapshot_args(KernelArgs& out) const;
 
   DivideFunction divide_function() const;
   void set_divide_function(const DivideFunction& d);

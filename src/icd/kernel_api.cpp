@@ -1,6 +1,7 @@
 // Kernel entry points: creation, arguments, info, and the launch commands.
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "core/command_queue.h"
@@ -262,11 +263,9 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
     }
   }
   // Every device the command may run on must accept the work-group.
-  std::vector<Device*> candidates;
-  if (q->device())
-    candidates.push_back(q->device());
-  else
-    candidates = q->context()->devices();
+  Device* const own = q->device();
+  const std::span<Device* const> candidates =
+      own ? std::span<Device* const>(&own, 1) : std::span<Device* const>(q->context()->devices());
   for (Device* d : candidates) {
     if (!k->runs_on(d)) continue;
     auto limits = k->work_group_limits(d);
@@ -287,7 +286,7 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
                       CL_INVALID_WORK_GROUP_SIZE,
                       "local size differs from the kernel's reqd_work_group_size");
   }
-  std::vector<KernelArg> args;
+  core::KernelArgs args;
   PARASOL_REFUSE_IF(!k->snapshot_args(args), CL_INVALID_KERNEL_ARGS, "kernel ", k->name(),
                     " has unset arguments");
   // __local memory past CL_DEVICE_LOCAL_MEM_SIZE: Parasol's native device

@@ -118,34 +118,42 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
     Pending p;
     cl_int status;  // of the event proving it
   };
-  // A batch fits in place: no allocation per harvest (callgrind of
-  // bench_command_overhead on PoCL: this list's malloc, in the harvests of
-  // the enqueuing thread's clFinish calls, was a tenth of Parasol's own
-  // instructions there).
-  SmallVector<Finished, 32> finished;
-  {
-    std::lock_guard lock(lane.mutex);
-    for (;;) {
-      auto proof = std::find_if(lane.fifo.begin(), lane.fifo.end(),
-                                [](const Pending& p) { return p.done != nullptr; });
-      if (proof == lane.fifo.end() || !vendor_complete(proof->done)) break;
-      cl_int status = vendor_event_status(proof->done, CL_COMPLETE);
-      for (auto it = lane.fifo.begin(); it != proof + 1; ++it) finished.push_back({*it, status});
-      lane.fifo.erase(lane.fifo.begin(), proof + 1);
+  // In batches that fit in place, completed outside the lock: a list of
+  // every finished command cost an allocation per harvest, and a harvest
+  // after a long stream grew it again and again (callgrind of
+  // bench_command_overhead on PoCL: a tenth of Parasol's own instructions
+  // on the enqueuing thread, in its clFinish calls).
+  constexpr std::size_t kBatch = 32;
+  std::size_t total = 0;
+  for (;;) {
+    SmallVector<Finished, kBatch> finished;
+    {
+      std::lock_guard lock(lane.mutex);
+      while (finished.size() < kBatch) {
+        auto proof = std::find_if(lane.fifo.begin(), lane.fifo.end(),
+                                  [](const Pending& p) { return p.done != nullptr; });
+        if (proof == lane.fifo.end() || !vendor_complete(proof->done)) break;
+        cl_int status = vendor_event_status(proof->done, CL_COMPLETE);
+        auto stop = lane.fifo.begin() +
+                    std::min<std::ptrdiff_t>(proof + 1 - lane.fifo.begin(), kBatch - finished.size());
+        for (auto it = lane.fifo.begin(); it != stop; ++it) finished.push_back({*it, status});
+        lane.fifo.erase(lane.fifo.begin(), stop);
+      }
+      while (finished.size() < kBatch && !lane.fifo.empty() && lane.fifo.front().seq <= through) {
+        const Pending& p = lane.fifo.front();
+        finished.push_back({p, p.done ? vendor_event_status(p.done, CL_COMPLETE) : through_status});
+        lane.fifo.pop_front();
+      }
     }
-    while (!lane.fifo.empty() && lane.fifo.front().seq <= through) {
-      const Pending& p = lane.fifo.front();
-      finished.push_back({p, p.done ? vendor_event_status(p.done, CL_COMPLETE) : through_status});
-      lane.fifo.pop_front();
+    for (const Finished& f : finished) {
+      if (f.p.complete)
+        f.p.complete(f.p.self, f.status);
+      else
+        clReleaseEvent(f.p.done);  // a marker
     }
+    total += finished.size();
+    if (finished.size() < kBatch) return total;
   }
-  for (const Finished& f : finished) {
-    if (f.p.complete)
-      f.p.complete(f.p.self, f.status);
-    else
-      clReleaseEvent(f.p.done);  // a marker
-  }
-  return finished.size();
 }
 
 void CL_CALLBACK harvest_callback(cl_event, cl_int, void* lane) {

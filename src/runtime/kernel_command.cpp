@@ -16,7 +16,7 @@
 
 namespace parasol::runtime {
 
-KernelCommand::KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> args,
+KernelCommand::KernelCommand(core::Kernel* kernel, core::KernelArgs args,
                              const NDRange& range, core::Device* pinned, unsigned sched_ctx)
     : TaskCommand(pinned, sched_ctx, kernel->program()->context()), kernel_(kernel), args_(std::move(args)), range_(range) {
   buffer_index_ = SmallVector<std::size_t, 8>(args_.size());
@@ -60,7 +60,7 @@ thread_local std::array<KeepMemo, 8> t_keep_memo;  // yes answers only
 
 // The footprint's inputs (NDRange, buffer sizes) mixed cheaply: a key for
 // the memo, not the footprint StarPU's saved models are keyed by.
-std::uint64_t shape_key(const std::vector<core::KernelArg>& args, const NDRange& range) {
+std::uint64_t shape_key(const core::KernelArgs& args, const NDRange& range) {
   std::uint64_t h = 0xcbf29ce484222325u;
   auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3u; };
   for (int d = 0; d < 3; ++d) {
@@ -147,7 +147,7 @@ cl_int KernelCommand::execute_on_host(void* buffers[], core::Device& device) {
 namespace {
 
 // Alike launches: same NDRange, same buffer sizes (values may differ).
-std::uint32_t shape_hash(const std::vector<core::KernelArg>& args, const NDRange& range,
+std::uint32_t shape_hash(const core::KernelArgs& args, const NDRange& range,
                          std::uint32_t seed) {
   std::uint32_t h = starpu_hash_crc32c_be_n(range.global.data(), sizeof range.global, seed);
   h = starpu_hash_crc32c_be_n(range.local.data(), sizeof range.local, h);
@@ -162,7 +162,7 @@ std::uint32_t shape_hash(const std::vector<core::KernelArg>& args, const NDRange
 std::uint32_t KernelCommand::footprint() const { return shape_hash(args_, range_, 0); }
 
 std::uint64_t KernelCommand::launch_key(const core::Kernel& kernel,
-                                        const std::vector<core::KernelArg>& args,
+                                        const core::KernelArgs& args,
                                         const NDRange& range) {
   auto kernel_id = static_cast<std::uint64_t>(std::hash<std::string>{}(kernel.model_symbol()));
   return (kernel_id << 32) ^ shape_hash(args, range, static_cast<std::uint32_t>(kernel_id));

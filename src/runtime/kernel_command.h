@@ -20,14 +20,14 @@ struct NDRange {
 
 class KernelCommand final : public TaskCommand {
  public:
-  KernelCommand(core::Kernel* kernel, std::vector<core::KernelArg> args, const NDRange& range,
+  KernelCommand(core::Kernel* kernel, core::KernelArgs args, const NDRange& range,
                 core::Device* pinned, unsigned sched_ctx);
   cl_int execute(void* buffers[], core::Device& device, cl_event* done) override;
   cl_int execute_on_host(void* buffers[], core::Device& device) override;
   bool launch_direct(core::Event& event, std::span<core::Event* const> deps) override;
   // Launches that are alike (kernel, NDRange, buffer sizes) share a key.
   static std::uint64_t launch_key(const core::Kernel& kernel,
-                                  const std::vector<core::KernelArg>& args, const NDRange& range);
+                                  const core::KernelArgs& args, const NDRange& range);
   bool can_run_on(const core::Device& device) const override;
   std::uint32_t footprint() const override;
   std::size_t size() const override;
@@ -43,7 +43,7 @@ class KernelCommand final : public TaskCommand {
   static constexpr double kResidentSlowdown = 2.0;
 
   core::Ref<core::Kernel> kernel_;
-  std::vector<core::KernelArg> args_;
+  core::KernelArgs args_;
   SmallVector<std::size_t, 8> buffer_index_;  // per argument, into buffers[]
   NDRange range_;
 };

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <new>
 
 namespace parasol::block_pool {
 
@@ -35,6 +36,25 @@ struct Pooled {
   static void operator delete(void* block, std::size_t bytes) noexcept {
     block_pool::deallocate(block, bytes);
   }
+};
+
+}  // namespace parasol
+
+namespace parasol {
+
+// An allocator over the block pool, for the one container each command
+// copies on the enqueuing thread and frees where it completes (its kernel
+// arguments).
+template <typename T>
+struct PoolAllocator {
+  using value_type = T;
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+  PoolAllocator() = default;
+  template <typename U>
+  PoolAllocator(const PoolAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(block_pool::allocate(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { block_pool::deallocate(p, n * sizeof(T)); }
+  friend bool operator==(PoolAllocator, PoolAllocator) { return true; }
 };
 
 }  // namespace parasol

@@ -12,9 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "util/block_pool.h"
 
 namespace parasol::core {
 struct KernelArg;
+using KernelArgs = std::vector<KernelArg, PoolAllocator<KernelArg>>;  // as core/kernel.h's
 struct KernelArgInfo;
 }  // namespace parasol::core
 
@@ -51,7 +53,7 @@ struct Launch {
 };
 // Runs every work-group of the launch on the native device's thread pool.
 // buffers[i]: the main-RAM address of argument i's buffer window (or null).
-cl_int run(const NativeKernel& kernel, const std::vector<core::KernelArg>& args,
+cl_int run(const NativeKernel& kernel, const core::KernelArgs& args,
            const std::vector<void*>& buffers, const Launch& launch);
 
 // What the device reports (CL_DEVICE_MAX_WORK_GROUP_SIZE, compute units...).
@@ -59,7 +61,7 @@ cl_int run(const NativeKernel& kernel, const std::vector<core::KernelArg>& args,
 // plus its __local arguments) is refused past this, as on a vendor device.
 constexpr std::size_t kLocalMemBytes = 64 * 1024;
 // The __local bytes one work-group of a launch with these arguments needs.
-std::size_t local_bytes(const NativeKernel& kernel, const std::vector<core::KernelArg>& args);
+std::size_t local_bytes(const NativeKernel& kernel, const core::KernelArgs& args);
 std::size_t max_work_group_size();
 cl_uint compute_units();
 
