@@ -24,6 +24,7 @@ using core::CommandQueue;
 using core::Context;
 using core::Ref;
 using runtime::HostAccess;
+using runtime::HostAccesses;
 
 constexpr cl_mem_flags kAccessFlags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
 constexpr cl_mem_flags kHostPtrFlags =
@@ -92,7 +93,7 @@ cl_int check_range(const char* function, const Buffer& b, size_t offset, size_t 
 // The one path of every host-side transfer command.
 // bytes: what the command moves between the host and the buffers (traces).
 cl_int enqueue_host(const char* function, CommandQueue* q, cl_command_type type,
-                    std::size_t bytes, std::vector<HostAccess> accesses, std::function<cl_int()> body,
+                    std::size_t bytes, HostAccesses accesses, std::function<cl_int()> body,
                     cl_bool blocking, cl_uint num_events, const cl_event* wait_list,
                     cl_event* event, std::optional<runtime::VendorTransfer> vendor_form = {}) {
   std::vector<core::Event*> waits;
@@ -530,7 +531,7 @@ cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue,
   PARASOL_REFUSE_IF(flags & ~(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED),
                     CL_INVALID_VALUE, "unknown migration flags");
   std::vector<Ref<Buffer>> buffers;
-  std::vector<HostAccess> accesses;
+  HostAccesses accesses;
   std::size_t bytes = 0;
   for (cl_uint i = 0; i < num_mem_objects; ++i) {
     auto* b = checked<Buffer>(mem_objects[i]);

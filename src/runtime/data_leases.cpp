@@ -177,7 +177,7 @@ bool DataLeases::pin(const core::Device& device, std::span<const starpu_data_han
     std::vector<std::size_t> missing;
     {
       std::lock_guard lock(t.mutex);
-      std::vector<std::shared_ptr<Lease>> found;
+      PinnedLeases found;
       found.reserve(handles.size());
       for (std::size_t i = 0; i < handles.size(); ++i) {
         auto l = t.find(handles[i], node, modes[i]);
@@ -316,8 +316,9 @@ void DataLeases::forget(starpu_data_handle_t handle) {
   t.handles.erase(it);
 }
 
-const core::Device* DataLeases::holder_of_all(std::span<const starpu_data_handle_t> handles,
-                                              std::span<const starpu_data_access_mode> modes) {
+const core::Device* DataLeases::pin_holder(std::span<const starpu_data_handle_t> handles,
+                                           std::span<const starpu_data_access_mode> modes,
+                                           LeasePins& out) {
   if (handles.empty()) return nullptr;
   LeaseTable& t = table();
   std::lock_guard lock(t.mutex);
@@ -325,10 +326,19 @@ const core::Device* DataLeases::holder_of_all(std::span<const starpu_data_handle
   if (it == t.handles.end()) return nullptr;
   for (auto& first : it->second.leases) {
     if (!covers(first->mode, modes[0])) continue;
-    bool all = true;
-    for (std::size_t i = 1; i < handles.size() && all; ++i)
-      all = t.find(handles[i], first->node, modes[i]) != nullptr;
-    if (all) return first->device;
+    PinnedLeases found{first};
+    for (std::size_t i = 1; i < handles.size(); ++i) {
+      auto l = t.find(handles[i], first->node, modes[i]);
+      if (!l) break;
+      found.push_back(std::move(l));
+    }
+    if (found.size() != handles.size()) continue;
+    for (std::size_t i = 0; i < handles.size(); ++i) {
+      ++found[i]->pins;
+      out.interfaces_.push_back(starpu_data_get_interface_on_node(handles[i], first->node));
+    }
+    out.leases_ = std::move(found);
+    return first->device;
   }
   return nullptr;
 }

@@ -29,6 +29,7 @@
 #include <span>
 #include <vector>
 
+#include "util/block_pool.h"
 #include "util/small_vector.h"
 
 namespace parasol::core {
@@ -38,6 +39,8 @@ class Device;
 namespace parasol::runtime {
 
 struct Lease;
+// Every direct command pins a list of leases: from the block pool.
+using PinnedLeases = std::vector<std::shared_ptr<Lease>, PoolAllocator<std::shared_ptr<Lease>>>;
 
 // One direct command's hold on its buffers' leases, from before its vendor
 // enqueue to after it (a recall meanwhile waits for the vendor command).
@@ -62,7 +65,7 @@ class LeasePins {
   // use: the vendor event to wait for before a give-back (null: none);
   // unevented_use: a vendor command without one used the leases.
   void unpin(cl_event use, bool unevented_use);
-  std::vector<std::shared_ptr<Lease>> leases_;
+  PinnedLeases leases_;
   SmallVector<void*, 8> interfaces_;
 };
 
@@ -116,10 +119,11 @@ class DataLeases {
   // At shutdown: gives back every lease.
   void recall_everything();
 
-  // The device holding a lease on every handle in a mode that covers it, or
-  // null (context queues place resident commands there).
-  const core::Device* holder_of_all(std::span<const starpu_data_handle_t> handles,
-                                    std::span<const starpu_data_access_mode> modes);
+  // The device holding a lease on every handle in a mode that covers it,
+  // with those leases pinned in out (one look at the table: a host
+  // transfer's whole lease work when they are held); else null.
+  const core::Device* pin_holder(std::span<const starpu_data_handle_t> handles,
+                                 std::span<const starpu_data_access_mode> modes, LeasePins& out);
 };
 
 }  // namespace parasol::runtime

@@ -15,7 +15,7 @@
 
 namespace parasol::runtime {
 
-HostCommand::HostCommand(std::vector<HostAccess> accesses, std::function<cl_int()> body,
+HostCommand::HostCommand(HostAccesses accesses, std::function<cl_int()> body,
                          std::size_t bytes, std::optional<VendorTransfer> vendor_form)
     : accesses_(std::move(accesses)), body_(std::move(body)), bytes_(bytes),
       vendor_form_(vendor_form) {
@@ -76,12 +76,12 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   DataLeases& leases = DataLeases::instance();
   // Whichever device holds the data does the transfer: the host side of a
   // read or write does not care which device's copy it meets.
-  auto* device = const_cast<core::Device*>(leases.holder_of_all(handles, modes));
+  LeasePins pins;  // unpinned at return unless handed over
+  auto* device = const_cast<core::Device*>(leases.pin_holder(handles, modes, pins));
   const bool take = !device;
   if (take) device = lease_target(event, handles[0]);
   if (!device || !direct_capable(*device) || !dependencies_allow(*device, deps)) return false;
-  LeasePins pins;
-  if (!leases.pin(*device, handles, modes, take && may_wait_for_starpu(), pins)) return false;
+  if (take && !leases.pin(*device, handles, modes, may_wait_for_starpu(), pins)) return false;
   event_ = &event;
   event.begin_direct(device);
   static constexpr const char* kWhat[] = {"read", "write", "copy"};

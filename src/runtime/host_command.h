@@ -15,6 +15,7 @@
 #include "core/event.h"
 #include "runtime/data_leases.h"
 #include "runtime/worker_parking.h"
+#include "util/block_pool.h"
 #include "util/small_vector.h"
 
 namespace parasol::runtime {
@@ -23,6 +24,9 @@ struct HostAccess {
   core::Ref<core::Buffer> buffer;
   starpu_data_access_mode mode;  // STARPU_R, STARPU_W (whole overwrite) or STARPU_RW
 };
+// From the block pool: made on the enqueuing thread, freed where the
+// command completes.
+using HostAccesses = std::vector<HostAccess, PoolAllocator<HostAccess>>;
 
 // The same command done by a vendor, on the direct path: a read or write of
 // the command's one buffer, [offset, offset + size) of its window, from or
@@ -42,7 +46,7 @@ class HostCommand final : public core::Command {
   // vendor_form: how a device holding the buffer (data lease) can do it
   // instead, on the direct launch path. A read, write or copy needs no body:
   // its vendor form says what to copy on the main-RAM copies too.
-  HostCommand(std::vector<HostAccess> accesses, std::function<cl_int()> body,
+  HostCommand(HostAccesses accesses, std::function<cl_int()> body,
               std::size_t bytes = 0, std::optional<VendorTransfer> vendor_form = {});
   void launch(core::Event& event) override;
   bool launch_direct(core::Event& event, std::span<core::Event* const> deps) override;
@@ -59,7 +63,7 @@ class HostCommand final : public core::Command {
     starpu_data_handle_t handle;
     starpu_data_access_mode mode;
   };
-  std::vector<HostAccess> accesses_;  // keeps the buffers alive
+  HostAccesses accesses_;  // keeps the buffers alive
   SmallVector<Acquire, 2> acquires_;  // one per distinct handle, sorted
   std::size_t next_ = 0;
   DataClaim claim_;  // while StarPU's path holds the data
