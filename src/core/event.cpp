@@ -30,10 +30,7 @@ Event::~Event() {
   if (cl_event done = direct_done_.load()) clReleaseEvent(done);
 }
 
-cl_int Event::status() const {
-  std::lock_guard lock(mutex_);
-  return status_;
-}
+cl_int Event::status() const { return status_.load(std::memory_order_acquire); }
 
 bool Event::profiled() const {
   return queue_ && (queue_->properties() & CL_QUEUE_PROFILING_ENABLE);
@@ -44,7 +41,7 @@ void Event::depend_on(Event* dependency, bool propagate_failure) {
   if (dependency->status_ <= CL_COMPLETE) {
     if (dependency->status_ < 0 && propagate_failure) {
       cl_int expected = CL_SUCCESS;
-      dependency_error_.compare_exchange_strong(expected, dependency->status_);
+      dependency_error_.compare_exchange_strong(expected, dependency->status_.load());
     }
     return;
   }
@@ -145,8 +142,9 @@ void Event::set_running() {
 
 // Moves the status forward and runs the callbacks it triggers (unlocked).
 void Event::set_status(cl_int status, std::unique_lock<std::mutex>& lock) {
-  if (status_ <= CL_COMPLETE || status >= status_) return;
-  status_ = status;
+  const cl_int now = status_.load(std::memory_order_relaxed);
+  if (now <= CL_COMPLETE || status >= now) return;
+  status_.store(status, std::memory_order_release);
   std::vector<EventCallback> fire;
   for (auto it = callbacks_.begin(); it != callbacks_.end();) {
     // A failed command reports its error to CL_COMPLETE callbacks only.
@@ -203,15 +201,16 @@ cl_int Event::wait() {
 
 void Event::add_callback(const EventCallback& callback) {
   std::unique_lock lock(mutex_);
-  bool reached = status_ < 0 ? true : status_ <= callback.trigger;
+  const cl_int now = status_.load(std::memory_order_relaxed);
+  bool reached = now < 0 ? true : now <= callback.trigger;
   if (!reached) {
     callbacks_.push_back(callback);
     lock.unlock();
     flush_direct();
     return;
   }
-  cl_int reported = status_ < 0 ? status_ : callback.trigger;
-  if (status_ < 0 && callback.trigger != CL_COMPLETE) return;  // never reached
+  cl_int reported = now < 0 ? now : callback.trigger;
+  if (now < 0 && callback.trigger != CL_COMPLETE) return;  // never reached
   lock.unlock();
   CallbackScope scope;
   callback.fn(handle(), reported, callback.user_data);

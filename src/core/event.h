@@ -144,7 +144,9 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
 
   mutable std::mutex mutex_;
   std::condition_variable done_;
-  cl_int status_;
+  // Written under mutex_; read without it by status() (every launch asks
+  // each of its dependencies).
+  std::atomic<cl_int> status_;
   struct Successor {
     Ref<Event> event;
     bool propagate_failure;
