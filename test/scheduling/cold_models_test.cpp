@@ -2,10 +2,8 @@
 // than another calibrates with two commands, not with a share of every burst.
 #include <CL/cl_parasol.h>
 
-#include <chrono>
 #include <memory>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "support/parasol_test.h"
@@ -16,8 +14,7 @@ namespace {
 
 // A source no earlier run has seen: its kernel's model starts empty.
 std::string fresh_source() {
-  auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-  return "// cold model " + std::to_string(getpid()) + "-" + std::to_string(stamp) + "\n" +
+  return fresh_source_tag() +
          "__kernel void cold_loop(__global float* y, float a, int reps) {\n"
          "  size_t i = get_global_id(0);\n"
          "  float v = y[i];\n"

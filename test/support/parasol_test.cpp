@@ -1,5 +1,7 @@
 #include "support/parasol_test.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <atomic>
 #include <chrono>
@@ -200,6 +202,11 @@ UserEvent::~UserEvent() {
 void UserEvent::set(cl_int status) {
   set_once = true;
   CL_REQUIRE(clSetUserEventStatus(e, status));
+}
+
+std::string fresh_source_tag() {
+  auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+  return "// fresh " + std::to_string(getpid()) + "-" + std::to_string(stamp) + "\n";
 }
 
 std::string build_log(cl_program p, cl_device_id d) {

@@ -132,6 +132,11 @@ struct UserEvent {
   bool set_once = false;
 };
 
+// An OpenCL C comment line no earlier run wrote (process id and clock): a
+// program source starting with it has a kernel whose performance model
+// starts empty (the models are keyed by a hash of the source).
+std::string fresh_source_tag();
+
 std::string build_log(cl_program p, cl_device_id d);
 // A program built for its whole context that may fail on some devices:
 // returns clBuildProgram's answer.
