@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "core/buffer.h"
+#include "core/kernel_args.h"
 #include "core/program.h"
 #include "runtime/vendor_handle.h"
-#include "util/block_pool.h"
 
 namespace parasol::core {
 
@@ -57,10 +57,6 @@ struct KernelArg {
   Ref<Buffer> buffer;            // Buffer (null: a null cl_mem)
   std::size_t local_size = 0;    // Local
 };
-
-// A launch's copy of its kernel's arguments, from the block pool: made on
-// the enqueuing thread, freed where the command completes.
-using KernelArgs = std::vector<KernelArg, PoolAllocator<KernelArg>>;
 
 // A host function that runs a kernel as several smaller commands
 // (granularity adaptation, see schedulers/divide_strategy.h). Parasol's

@@ -1,4 +1,5 @@
-// Memory for the objects every command creates (its event and its command).
+// Memory for the objects every command creates (its event and its command)
+// and for the lists it carries (PoolAllocator, below).
 //
 // They are allocated on the enqueuing thread and freed on whichever thread
 // completes them (a device's waiter thread, a StarPU worker): with malloc,
@@ -38,13 +39,9 @@ struct Pooled {
   }
 };
 
-}  // namespace parasol
-
-namespace parasol {
-
-// An allocator over the block pool, for the one container each command
-// copies on the enqueuing thread and frees where it completes (its kernel
-// arguments).
+// An allocator over the block pool, for the lists a command carries from
+// the enqueuing thread to where it completes (its kernel argument copy, a
+// host transfer's accesses, a direct launch's pinned leases).
 template <typename T>
 struct PoolAllocator {
   using value_type = T;

@@ -12,11 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "util/block_pool.h"
+#include "core/kernel_args.h"
 
 namespace parasol::core {
-struct KernelArg;
-using KernelArgs = std::vector<KernelArg, PoolAllocator<KernelArg>>;  // as core/kernel.h's
 struct KernelArgInfo;
 }  // namespace parasol::core
 
