@@ -56,6 +56,7 @@ void Event::begin_direct(Device* device) {
   // complete() gives the reference back.
   if (!in_flight_.exchange(true, std::memory_order_acq_rel)) retain();
   executed_on_ = device;
+  if (queue_) queue_->went_direct();
   std::unique_lock lock(mutex_);
   if (!t_submit_) t_submit_ = now_ns();
   set_status(CL_SUBMITTED, lock);
