@@ -3,7 +3,6 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
-#include <optional>
 #include <thread>
 
 #include "util/callback_scope.h"
@@ -14,7 +13,6 @@ namespace {
 // One thread running work in order, started on first use.
 class SerialThread {
  public:
-  explicit SerialThread(bool may_wait_for_starpu) : may_wait_(may_wait_for_starpu) {}
   void push(std::function<void()> work) {
     std::lock_guard lock(mutex_);
     if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
@@ -29,8 +27,7 @@ class SerialThread {
 
  private:
   void run() {
-    std::optional<CallbackScope> scope;  // unless it may: what runs here must not wait for StarPU
-    if (!may_wait_) scope.emplace();
+    CallbackScope scope;  // what runs here must not wait for StarPU
     std::unique_lock lock(mutex_);
     for (;;) {
       wake_.wait(lock, [this] { return !queue_.empty(); });
@@ -49,23 +46,16 @@ class SerialThread {
   std::condition_variable wake_, drained_;
   std::deque<std::function<void()>> queue_;
   bool busy_ = false;
-  const bool may_wait_;
   std::thread thread_;
 };
 
 // Never destroyed: the threads live until the process ends.
 SerialThread& releaser() {
-  static auto* r = new SerialThread(false);
+  static auto* r = new SerialThread();
   return *r;
 }
 SerialThread& launcher() {
-  static auto* l = new SerialThread(false);
-  return *l;
-}
-// Launches that may take a lease: its blocking StarPU acquisition is
-// allowed here, never behind a launch or release of the others.
-SerialThread& lease_launcher() {
-  static auto* l = new SerialThread(true);
+  static auto* l = new SerialThread();
   return *l;
 }
 
@@ -74,8 +64,5 @@ SerialThread& lease_launcher() {
 void defer_release(std::function<void()> work) { releaser().push(std::move(work)); }
 void drain_deferred_releases() { releaser().drain(); }
 void defer_launch(std::function<void()> launch) { launcher().push(std::move(launch)); }
-void defer_launch_taking_leases(std::function<void()> launch) {
-  lease_launcher().push(std::move(launch));
-}
 
 }  // namespace parasol::runtime
