@@ -89,6 +89,15 @@ LeasePins::~LeasePins() { used_by(nullptr); }
 
 void* LeasePins::interface(std::size_t i) const { return interfaces_[i]; }
 
+void LeasePins::hold(PinnedLeases found, std::span<const starpu_data_handle_t> handles,
+                     unsigned node) {
+  for (std::size_t i = 0; i < handles.size(); ++i) {
+    ++found[i]->pins;
+    interfaces_.push_back(starpu_data_get_interface_on_node(handles[i], node));
+  }
+  leases_ = std::move(found);
+}
+
 class LeaseTable {
  public:
   std::mutex mutex;
@@ -187,11 +196,7 @@ bool DataLeases::pin(const core::Device& device, std::span<const starpu_data_han
           missing.push_back(i);
       }
       if (missing.empty()) {
-        for (std::size_t i = 0; i < handles.size(); ++i) {
-          ++found[i]->pins;
-          out.interfaces_.push_back(starpu_data_get_interface_on_node(handles[i], node));
-        }
-        out.leases_ = std::move(found);
+        out.hold(std::move(found), handles, node);
         return true;
       }
       if (!may_block) return false;
@@ -333,12 +338,9 @@ const core::Device* DataLeases::pin_holder(std::span<const starpu_data_handle_t>
       found.push_back(std::move(l));
     }
     if (found.size() != handles.size()) continue;
-    for (std::size_t i = 0; i < handles.size(); ++i) {
-      ++found[i]->pins;
-      out.interfaces_.push_back(starpu_data_get_interface_on_node(handles[i], first->node));
-    }
-    out.leases_ = std::move(found);
-    return first->device;
+    const core::Device* holder = first->device;
+    out.hold(std::move(found), handles, first->node);
+    return holder;
   }
   return nullptr;
 }

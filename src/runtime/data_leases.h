@@ -65,6 +65,8 @@ class LeasePins {
   // use: the vendor event to wait for before a give-back (null: none);
   // unevented_use: a vendor command without one used the leases.
   void unpin(cl_event use, bool unevented_use);
+  // Pins found (one lease per handle, all on node), under the table's lock.
+  void hold(PinnedLeases found, std::span<const starpu_data_handle_t> handles, unsigned node);
   PinnedLeases leases_;
   SmallVector<void*, 8> interfaces_;
 };
