@@ -39,4 +39,28 @@ starpu_codelet* kernel_codelet(const std::string& symbol) {
   return &slot->codelet;
 }
 
+starpu_codelet* wall_time_codelet() {
+  struct Sink {
+    starpu_perfmodel model;
+    starpu_codelet codelet;
+  };
+  // Never destroyed: StarPU ends tasks until it shuts down. Built on first
+  // use, on a worker: StarPU is running then.
+  static Sink* sink = [] {
+    auto* s = new Sink();
+    std::memset(&s->model, 0, sizeof s->model);
+    s->model.type = STARPU_PER_ARCH;
+    s->model.symbol = "parasol_wall_time";
+    starpu_perfmodel_init(&s->model);
+    // Always set: StarPU sets the end time only while the model calibrates,
+    // and a stale end time before a fresh start is a negative sample (an
+    // assertion in StarPU).
+    s->model.benchmarking = 1;
+    TaskCommand::fill_codelet(s->codelet);
+    s->codelet.model = &s->model;
+    return s;
+  }();
+  return &sink->codelet;
+}
+
 }  // namespace parasol::runtime

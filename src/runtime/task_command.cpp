@@ -10,6 +10,7 @@
 #include "runtime/data_leases.h"
 #include "runtime/direct_launch.h"
 #include "runtime/device_stats.h"
+#include "runtime/kernel_codelets.h"
 #include "runtime/trace.h"
 #include "runtime/vendor_handle.h"
 #include "runtime/vendor_lock.h"
@@ -132,16 +133,53 @@ bool TaskCommand::held_back(int worker) const {
   return std::find(h.begin(), h.end(), worker) != h.end();
 }
 
+namespace {
+
+// Waits until the vendor queue has run everything enqueued on it so far
+// (the direct path's commands): a kernel timed after this has the device
+// to itself. Oclgrind runs the commands inside the wait: the vendor lock
+// covers it.
+void wait_for_queue(const core::Device& device) {
+  VendorLock lock = lock_vendor(device.worker().platform);
+  cl_event marker = nullptr;
+  if (clEnqueueMarkerWithWaitList(device.worker().queue, 0, nullptr, &marker) != CL_SUCCESS) return;
+  clWaitForEvents(1, &marker);
+  clReleaseEvent(marker);
+}
+
+}  // namespace
+
 void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   auto* cmd = from_starpu(self);
   core::Device& device = cmd->begin_on_worker();
+  if (opencl_async()) {  // StarPU's driver waits for the vendor, and times it
+    cmd->status_ = cmd->execute(buffers, device, &cmd->done_);
+    return;
+  }
+  // A modelled command (a kernel) is timed here, not by StarPU: see
+  // wall_time_codelet() (runtime/kernel_codelets.h).
+  starpu_task* task = starpu_task_get_current();
+  starpu_perfmodel* model = task->cl->model;
+  if (model) {
+    wait_for_queue(device);
+    cmd->started_ = now_ns();
+  }
   cmd->status_ = cmd->execute(buffers, device, &cmd->done_);
-  if (cmd->done_ && !opencl_async()) {
+  cl_int waited = CL_INVALID_EVENT;
+  if (cmd->done_) {
     // Oclgrind runs the kernel inside this wait: the vendor lock covers it.
     VendorLock lock = lock_vendor(device.worker().platform);
-    clWaitForEvents(1, &cmd->done_);
+    waited = clWaitForEvents(1, &cmd->done_);
     cmd->finished_ = now_ns();
   }
+  if (!model) return;
+  if (cmd->status_ == CL_COMPLETE && waited == CL_SUCCESS) {
+    const int worker = starpu_worker_get_id();
+    starpu_perfmodel_update_history(model, task, starpu_worker_get_perf_archtype(worker, task->sched_ctx),
+                                    static_cast<unsigned>(worker), starpu_task_get_implementation(task),
+                                    double(cmd->finished_ - cmd->started_) * 1e-3);
+  }
+  task->cl = wall_time_codelet();  // back to the kernel's codelet in on_done()
 }
 
 void TaskCommand::on_direct_done(void* self, cl_int proof_status) {
@@ -160,6 +198,7 @@ void TaskCommand::on_direct_done(void* self, cl_int proof_status) {
 
 void TaskCommand::on_done(void* self) {
   auto* cmd = from_starpu(self);
+  if (cmd->task_ && cmd->task_->cl == wall_time_codelet()) cmd->task_->cl = cmd->codelet();
   cmd->claim_.release();  // StarPU is done with the data (nothing when it ran direct)
   cmd->demand_.drop();
   if (cmd->done_) {
