@@ -57,3 +57,63 @@ TEST_CASE("releasing the buffer set as an argument after enqueue keeps it alive 
   REQUIRE(wait_bounded(done) == CL_COMPLETE);
   CHECK(read_ints(m.qp, dst, n) == src_host);
 }
+
+TEST_CASE("relaunching a kernel with repeated, changed, recycled and windowed arguments runs each launch with its own") {
+  // Parasol sets only the vendor arguments that changed since the vendor
+  // kernel's last launch (runtime/vendor_args.h): every launch here must
+  // still see exactly the arguments it was enqueued with.
+  MixedPair m;
+  Program prog(m.ctx, kIntKernels);
+  Kernel add(prog, "add_const_int");
+  Kernel add_too(prog, "add_const_int");  // its own vendor kernels
+  const size_t n = 64;
+  auto dev_q = GENERATE(0, 1);
+  cl_command_queue q = dev_q ? m.qg.q : m.qp.q;
+  INFO("queue on " << (dev_q ? "Oclgrind" : "PoCL"));
+  std::vector<int> zeros(n, 0);
+  Mem a(m.ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(int), zeros.data());
+  Mem b(m.ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(int), zeros.data());
+  std::vector<int> want_a(n, 0), want_b(n, 0);
+  const int values[] = {5, 5, 11, 5, 11, 11, -3};
+  for (int t = 0; t < 28; ++t) {
+    const int c = values[t % 7];
+    INFO("launch " << t << ", constant " << c);
+    if (t % 4 == 3) {
+      // A buffer used once and released: the vendor may hand its handle
+      // to the next one.
+      Mem fresh(m.ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(int), zeros.data());
+      set_args(add, fresh.m, c);
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, add, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+      CHECK(read_ints(q, fresh, n) == std::vector<int>(n, c));
+      continue;
+    }
+    if (t % 5 == 4) {
+      // The whole of b, its second half through a sub-buffer of b's own
+      // memory, then the whole of b again.
+      cl_buffer_region half{n / 2 * sizeof(int), n / 2 * sizeof(int)};
+      cl_int err = CL_SUCCESS;
+      cl_mem window = clCreateSubBuffer(b, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &half, &err);
+      CL_REQUIRE(err);
+      const size_t half_n = n / 2;
+      set_args(add, b.m, c);
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, add, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+      set_args(add, window, c);
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, add, 1, nullptr, &half_n, nullptr, 0, nullptr, nullptr));
+      CL_REQUIRE(clReleaseMemObject(window));
+      set_args(add, b.m, c);
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, add, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+      for (size_t i = 0; i < n; ++i) want_b[i] += i < n / 2 ? 2 * c : 3 * c;
+      continue;
+    }
+    cl_mem target = t % 2 ? b.m : a.m;
+    set_args(add, target, c);
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, add, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+    for (auto& v : t % 2 ? want_b : want_a) v += c;
+    // The other kernel object on the other buffer, with another constant.
+    set_args(add_too, t % 2 ? a.m : b.m, 100);
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, add_too, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+    for (auto& v : t % 2 ? want_a : want_b) v += 100;
+  }
+  CHECK(read_ints(q, a, n) == want_a);
+  CHECK(read_ints(q, b, n) == want_b);
+}
