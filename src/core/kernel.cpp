@@ -74,7 +74,6 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
       validator_platform_ = platform;
     }
   }
-  vendor_args_.resize(vendor_.size());
   err = vendor_.empty() && native_.empty() ? failure : CL_SUCCESS;
   if (err != CL_SUCCESS) return;
   program->attached_kernels.fetch_add(1);
@@ -121,12 +120,6 @@ cl_kernel Kernel::vendor_for(const Device* d) const {
   for (const auto& [dev, k] : vendor_)
     if (dev == d) return k.get();
   return nullptr;
-}
-
-runtime::VendorArgs& Kernel::vendor_args(const Device* d) const {
-  std::size_t i = 0;
-  while (i + 1 < vendor_.size() && vendor_[i].first != d) ++i;
-  return vendor_args_[i];
 }
 
 cl_kernel Kernel::any_vendor() const { return vendor_.empty() ? nullptr : vendor_.front().second.get(); }

@@ -13,7 +13,6 @@
 #include "core/buffer.h"
 #include "core/kernel_args.h"
 #include "core/program.h"
-#include "runtime/vendor_args.h"
 #include "runtime/vendor_handle.h"
 
 namespace parasol::core {
@@ -102,9 +101,6 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   // Held while a launch sets a vendor kernel's arguments and enqueues it:
   // StarPU's workers and the direct path's threads launch the same kernel.
   std::mutex& launch_mutex() const { return launch_mutex_; }
-  // What the vendor kernel for d (vendor_for(d)) holds as arguments; used
-  // only under launch_mutex().
-  runtime::VendorArgs& vendor_args(const Device* d) const;
 
   // What a launch on device d may ask for (d must run this kernel; queried
   // once, when the kernel is created).
@@ -134,7 +130,6 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   std::string name_;
   std::string model_symbol_;
   std::vector<std::pair<Device*, runtime::VendorKernel>> vendor_;
-  mutable std::vector<runtime::VendorArgs> vendor_args_;  // one per vendor_ entry
   std::vector<std::pair<Device*, std::shared_ptr<runtime::native::NativeKernel>>> native_;
   std::vector<std::pair<const Device*, WorkGroupLimits>> limits_;
   runtime::VendorKernel validator_;

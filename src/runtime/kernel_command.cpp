@@ -180,7 +180,6 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event* d
   // Held until the windows below are released.
   VendorLock lock = lock_vendor(device.worker().platform);
   std::lock_guard launching(kernel_->launch_mutex());
-  VendorArgs& held = kernel_->vendor_args(&device);
   // Vendor sub-buffers for Parasol sub-buffers: released once enqueued (the
   // vendor keeps what an enqueued kernel uses alive).
   std::vector<VendorMem> windows;
@@ -189,10 +188,10 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event* d
     cl_int err = CL_SUCCESS;
     switch (a.kind) {
       case core::KernelArg::Kind::Value:
-        err = held.set_value(k, i, a.bytes.data(), a.bytes.size());
+        err = clSetKernelArg(k, i, a.bytes.size(), a.bytes.data());
         break;
       case core::KernelArg::Kind::Local:
-        err = held.set_local(k, i, a.local_size);
+        err = clSetKernelArg(k, i, a.local_size, nullptr);
         break;
       case core::KernelArg::Kind::Buffer: {
         cl_mem mem = nullptr;
@@ -206,11 +205,9 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event* d
                                     &err);
             if (err != CL_SUCCESS) break;
             windows.emplace_back(mem);
-            err = held.set_transient_mem(k, i, mem);
-            break;
           }
         }
-        err = held.set_mem(k, i, mem, device.worker().platform);
+        err = clSetKernelArg(k, i, sizeof mem, &mem);
         break;
       }
       case core::KernelArg::Kind::Unset:
