@@ -1,6 +1,7 @@
 #include "core/command_queue.h"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include "core/device.h"
@@ -47,10 +48,7 @@ Ref<Event> CommandQueue::enqueue(cl_command_type type, std::unique_ptr<Command> 
     for (Event* e : wait_list) deps.push_back(e);
     if (previous) deps.push_back(previous.get());
     for (auto& e : since) deps.push_back(e.get());
-    if (w->launch_direct(*event, {deps.data(), deps.size()})) {
-      used_direct_.store(true, std::memory_order_relaxed);
-      return event;
-    }
+    if (w->launch_direct(*event, {deps.data(), deps.size()})) return event;
     if (runtime::all_complete({deps.data(), deps.size()})) event->direct_refused_when_ready();
   }
   for (Event* e : wait_list) event->depend_on(e);
@@ -79,12 +77,18 @@ void CommandQueue::command_finished() {
 }
 
 void CommandQueue::finish() {
-  // Direct commands (of any queue on these devices) are noticed complete here.
-  if (used_direct_.load(std::memory_order_relaxed))
-    for (Device* d : devices())
-      if (!d->is_native()) runtime::drain_direct(*d);
-  std::unique_lock lock(idle_mutex_);
-  idle_.wait(lock, [this] { return in_flight_.load(std::memory_order_acquire) == 0; });
+  // Direct commands (of any queue on these devices) are noticed complete
+  // here, and again every 10 ms: one may go to its vendor after a drain,
+  // launched on another thread when a StarPU task it waited for completed
+  // (with PARASOL_DIRECT_COMPLETION=lazy nobody else would notice it).
+  const auto idle = [this] { return in_flight_.load(std::memory_order_acquire) == 0; };
+  for (;;) {
+    if (used_direct_.load(std::memory_order_relaxed))
+      for (Device* d : devices())
+        if (!d->is_native()) runtime::drain_direct(*d);
+    std::unique_lock lock(idle_mutex_);
+    if (idle_.wait_for(lock, std::chrono::milliseconds(10), idle)) return;
+  }
 }
 
 void CommandQueue::on_last_api_release() {

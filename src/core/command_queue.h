@@ -39,6 +39,12 @@ class CommandQueue final
   void finish();
   // Submits the commands sent to vendor queues directly (clFlush).
   void flush_direct() const;
+  // One of its commands went to its vendor directly (at enqueue, or later
+  // once its dependencies were done): finish() and flush_direct() look there.
+  void went_direct() {
+    if (!used_direct_.load(std::memory_order_relaxed))
+      used_direct_.store(true, std::memory_order_relaxed);
+  }
   // The queue's device, or every device of its context.
   std::vector<Device*> devices() const;
   void command_finished();

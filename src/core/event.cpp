@@ -56,6 +56,7 @@ void Event::begin_direct(Device* device) {
   // complete() gives the reference back.
   if (!in_flight_.exchange(true, std::memory_order_acq_rel)) retain();
   executed_on_ = device;
+  if (queue_) queue_->went_direct();
   std::unique_lock lock(mutex_);
   if (!t_submit_) t_submit_ = now_ns();
   set_status(CL_SUBMITTED, lock);
@@ -130,7 +131,17 @@ void Event::launch_now() {
   // otherwise go through StarPU, and so would every command enqueued behind
   // it meanwhile: a calibrating nbody update took the next step's kernels
   // off the direct path.)
-  if (!direct_refused_when_ready_ && work_->launch_direct(*this, {})) return;
+  if (!direct_refused_when_ready_) {
+    runtime::take_lease_wait_needed();  // a note left by an earlier attempt here
+    if (work_->launch_direct(*this, {})) return;
+    // On a StarPU thread, which may not wait for a lease: the launcher
+    // thread may (a step of nbody that followed a StarPU update went
+    // through StarPU whole, and heft gave PoCL one of its blocks).
+    if (runtime::take_lease_wait_needed()) {
+      runtime::defer_launch_taking_leases([self = Ref<Event>(this)] { self->launch_now(); });
+      return;
+    }
+  }
   work_->launch(*this);
 }
 

@@ -3,6 +3,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "util/callback_scope.h"
@@ -13,6 +14,7 @@ namespace {
 // One thread running work in order, started on first use.
 class SerialThread {
  public:
+  explicit SerialThread(bool may_wait_for_starpu) : may_wait_(may_wait_for_starpu) {}
   void push(std::function<void()> work) {
     std::lock_guard lock(mutex_);
     if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
@@ -27,7 +29,8 @@ class SerialThread {
 
  private:
   void run() {
-    CallbackScope scope;  // what runs here must not wait for StarPU
+    std::optional<CallbackScope> scope;  // unless it may: what runs here must not wait for StarPU
+    if (!may_wait_) scope.emplace();
     std::unique_lock lock(mutex_);
     for (;;) {
       wake_.wait(lock, [this] { return !queue_.empty(); });
@@ -46,16 +49,23 @@ class SerialThread {
   std::condition_variable wake_, drained_;
   std::deque<std::function<void()>> queue_;
   bool busy_ = false;
+  const bool may_wait_;
   std::thread thread_;
 };
 
 // Never destroyed: the threads live until the process ends.
 SerialThread& releaser() {
-  static auto* r = new SerialThread();
+  static auto* r = new SerialThread(false);
   return *r;
 }
 SerialThread& launcher() {
-  static auto* l = new SerialThread();
+  static auto* l = new SerialThread(false);
+  return *l;
+}
+// Launches that may take a lease: its blocking StarPU acquisition is
+// allowed here, never behind a launch or release of the others.
+SerialThread& lease_launcher() {
+  static auto* l = new SerialThread(true);
   return *l;
 }
 
@@ -64,5 +74,8 @@ SerialThread& launcher() {
 void defer_release(std::function<void()> work) { releaser().push(std::move(work)); }
 void drain_deferred_releases() { releaser().drain(); }
 void defer_launch(std::function<void()> launch) { launcher().push(std::move(launch)); }
+void defer_launch_taking_leases(std::function<void()> launch) {
+  lease_launcher().push(std::move(launch));
+}
 
 }  // namespace parasol::runtime

@@ -19,4 +19,9 @@ void drain_deferred_releases();
 // its vendor directly.
 void defer_launch(std::function<void()> launch);
 
+// A command launched on a StarPU thread whose direct path needed to take a
+// lease, which blocks on StarPU (not allowed there), is launched again on a
+// thread of its own that may (runtime/direct_launch.h: take_lease_wait_needed).
+void defer_launch_taking_leases(std::function<void()> launch);
+
 }  // namespace parasol::runtime

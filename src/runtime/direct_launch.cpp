@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "runtime/vendor_handle.h"
@@ -37,9 +38,14 @@ bool may_wait_for_starpu() { return starpu_worker_get_id() < 0 && !CallbackScope
 
 namespace {
 thread_local bool t_in_vendor_callback = false;
+thread_local bool t_lease_wait_needed = false;
 }  // namespace
 
 bool may_launch_direct_here() { return !t_in_vendor_callback; }
+
+void note_lease_wait_needed() { t_lease_wait_needed = true; }
+
+bool take_lease_wait_needed() { return std::exchange(t_lease_wait_needed, false); }
 
 bool all_complete(std::span<core::Event* const> events) {
   return std::all_of(events.begin(), events.end(),

@@ -38,6 +38,13 @@ bool may_wait_for_starpu();
 // thread or the application's thread may.
 bool may_launch_direct_here();
 
+// A direct attempt on a thread that may not wait for StarPU (a StarPU
+// worker or callback) that failed only because a lease was missing notes
+// it; core::Event then retries the launch on the launcher thread, which may
+// take the lease. take_lease_wait_needed() reads and clears this thread's note.
+void note_lease_wait_needed();
+bool take_lease_wait_needed();
+
 // Whether every event has completed successfully.
 bool all_complete(std::span<core::Event* const> events);
 

@@ -81,7 +81,13 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   const bool take = !device;
   if (take) device = lease_target(event, handles[0]);
   if (!device || !direct_capable(*device) || !dependencies_allow(*device, deps)) return false;
-  if (take && !leases.pin(*device, handles, modes, may_wait_for_starpu(), pins)) return false;
+  if (take) {
+    const bool may_block = may_wait_for_starpu();
+    if (!leases.pin(*device, handles, modes, may_block, pins)) {
+      if (!may_block) note_lease_wait_needed();
+      return false;
+    }
+  }
   event_ = &event;
   event.begin_direct(device);
   static constexpr const char* kWhat[] = {"read", "write", "copy"};

@@ -592,3 +592,41 @@ TEST_CASE("on cold models a kernel launched one at a time on a heft context queu
   CHECK(std::count(via.begin(), via.end(), 'S') <= 6);
   CHECK(via.substr(launches - 8) == std::string(8, 'D'));
 }
+
+TEST_CASE("commands that wait for a StarPU task go to their device directly once it is done") {
+  // Launched by the task's completion, on a StarPU thread, where taking a
+  // lease (a blocking StarPU acquisition) is not allowed: the launch moves to
+  // Parasol's launcher thread, which may take it. (Before, such a command
+  // and the ones queued behind it went through StarPU, and a StarPU step of
+  // nbody took the next step's kernels along.)
+  auto devs = pocl_devices();
+  REQUIRE(!devs.empty());
+  cl_context_properties eager[] = {CL_CONTEXT_SCHEDULER_PARASOL,
+                                   reinterpret_cast<cl_context_properties>("eager"), 0};
+  Context ctx({devs[0]}, eager);
+  Queue qc(ctx, nullptr), qd(ctx, devs[0]);
+  Program prog(ctx, kSource);
+  Kernel k(prog, "halve_add");
+  const size_t n = 4096;
+  auto want = initial(n);
+  Mem y(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data());
+  placement_log().take();
+  for (int round = 0; round < 4; ++round) {
+    // A StarPU task (eager context queue: never direct) writes y, then a
+    // chain on the device queue waits for it.
+    cl_event task = nullptr;
+    set_args(k, y.m, 1.0f);
+    CL_REQUIRE(clEnqueueNDRangeKernel(qc, k, 1, nullptr, &n, nullptr, 0, nullptr, &task));
+    set_args(k, y.m, 2.0f);
+    CL_REQUIRE(clEnqueueNDRangeKernel(qd, k, 1, nullptr, &n, nullptr, 1, &task, nullptr));
+    enqueue_steps(qd, k, y, 2.0f, 3, n);
+    CL_REQUIRE(clFinish(qd));
+    clReleaseEvent(task);
+    step_on_cpu(want, 1.0f, 1);
+    step_on_cpu(want, 2.0f, 4);
+  }
+  // Each round's four device-queue kernels, the first taking the lease back
+  // from StarPU.
+  check_direct_launches(4 * 4);
+  check_equal(read_all(qd, y, n), want);
+}
