@@ -14,16 +14,18 @@ echo /usr/lib/libnvidia-opencl.so.1 > /tmp/vendors/nvidia.icd
 cp /etc/OpenCL/vendors/pocl.icd /tmp/vendors/
 # The library travels compressed (static LLVM inside): unpacked once per
 # carried version (a warm machine keeps /tmp between calls).
+# PARASOL_GPU_LIB names another carried .xz (A/B runs of two libraries).
 lib=$gpu/lib/libParasol.so
-if [ -f "$gpu/lib/libParasol.so.xz" ]; then
-  lib=/tmp/parasol-lib/libParasol.so
-  sum=$(md5sum < "$gpu/lib/libParasol.so.xz")
-  if [ ! -f "$lib" ] || [ "$(cat /tmp/parasol-lib/sum 2>/dev/null)" != "$sum" ]; then
-    mkdir -p /tmp/parasol-lib && xz -dc "$gpu/lib/libParasol.so.xz" > "$lib" && echo "$sum" > /tmp/parasol-lib/sum
+xzlib=${PARASOL_GPU_LIB:-$gpu/lib/libParasol.so.xz}
+if [ -f "$xzlib" ]; then
+  sum=$(md5sum < "$xzlib" | cut -c1-32)
+  lib=/tmp/parasol-lib/$sum/libParasol.so
+  if [ ! -f "$lib" ]; then
+    mkdir -p "/tmp/parasol-lib/$sum" && xz -dc "$xzlib" > "$lib.part" && mv "$lib.part" "$lib"
   fi
 fi
 echo "$lib" > /tmp/vendors/parasol.icd
-export OCL_ICD_VENDORS=/tmp/vendors STARPU_HOME=/tmp/starpu-home PARASOL_TEST_OTHER_VENDOR="NVIDIA CUDA"
+export OCL_ICD_VENDORS=/tmp/vendors STARPU_HOME=${STARPU_HOME:-/tmp/starpu-home} PARASOL_TEST_OTHER_VENDOR="NVIDIA CUDA"
 # Two PoCL devices, as in the test suite.
 export POCL_DEVICES="${POCL_DEVICES:-pthread pthread}"
 mkdir -p "$STARPU_HOME"
