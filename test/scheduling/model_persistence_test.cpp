@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -30,45 +31,98 @@ const char* kProbe =
     "  y[i] = y[i] * 0.5f + 1.0f;\n"
     "}\n";
 
-// In the child (plain checks, no Catch2 there): a context over `device` with
-// the given properties whose context queue runs the probe `times` times,
-// each waited for. 0, or 1 with the failing call on stderr.
-int run_probe(cl_device_id device, const cl_context_properties* props, int times) {
-  struct Handles {  // released however the run ends
-    cl_context ctx = nullptr;
-    cl_command_queue q = nullptr;
-    cl_program prog = nullptr;
-    cl_kernel k = nullptr;
-    cl_mem y = nullptr;
-    ~Handles() {
-      if (y) clReleaseMemObject(y);
-      if (k) clReleaseKernel(k);
-      if (prog) clReleaseProgram(prog);
-      if (q) clReleaseCommandQueue(q);
-      if (ctx) clReleaseContext(ctx);
-    }
-  } h;
+const cl_context_properties kHeft[] = {CL_CONTEXT_SCHEDULER_PARASOL,
+                                       reinterpret_cast<cl_context_properties>("heft"), 0};
+
+// In the child: its first PoCL device, or null (said on stderr).
+cl_device_id first_pocl() {
+  auto devs = pocl_devices();
+  if (devs.empty()) std::fprintf(stderr, "child: no PoCL device\n");
+  return devs.empty() ? nullptr : devs[0];
+}
+
+// Runs `work` in a child process whose StarPU keeps its models (and PoCL
+// its cache) in `dir`. This process has made no OpenCL call: the child
+// starts Parasol, and StarPU, which saves the models when the child exits.
+// The child's exit status, or -1 if it did not exit.
+int exit_status_of_child(const char* dir, const std::function<int()>& work) {
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    setenv("STARPU_HOME", dir, 1);
+    setenv("XDG_CACHE_HOME", dir, 1);
+    std::exit(work());
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+// What a child's run made (plain checks there, no Catch2), released however
+// the run ends. Each maker returns null on failure with err set; failed()
+// then names the call on stderr and gives the child's exit status, 1.
+struct ChildRun {
   cl_int err = CL_SUCCESS;
-  auto failed = [&](const char* what) {
+  cl_context ctx = nullptr;
+  cl_program prog = nullptr;
+  std::vector<cl_command_queue> queues;
+  std::vector<cl_kernel> kernels;
+  std::vector<cl_mem> mems;
+
+  ChildRun() = default;
+  ChildRun(const ChildRun&) = delete;
+  ChildRun& operator=(const ChildRun&) = delete;
+  ~ChildRun() {
+    for (cl_mem m : mems) clReleaseMemObject(m);
+    for (cl_kernel k : kernels) clReleaseKernel(k);
+    if (prog) clReleaseProgram(prog);
+    for (cl_command_queue q : queues) clReleaseCommandQueue(q);
+    if (ctx) clReleaseContext(ctx);
+  }
+  int failed(const char* what) const {
     std::fprintf(stderr, "child: %s failed (%d)\n", what, err);
     return 1;
-  };
+  }
+  // A context over `device` with `props`, and `source` built for it.
+  bool open(cl_device_id device, const cl_context_properties* props, const char* source) {
+    ctx = clCreateContext(props, 1, &device, nullptr, nullptr, &err);
+    if (err) return false;
+    prog = clCreateProgramWithSource(ctx, 1, &source, nullptr, &err);
+    return !err && !(err = clBuildProgram(prog, 0, nullptr, nullptr, nullptr, nullptr));
+  }
+  // A queue on `device`, or the context queue for null.
+  cl_command_queue queue(cl_device_id device) {
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, device, nullptr, &err);
+    return err ? nullptr : queues.emplace_back(q);
+  }
+  // A kernel of the program whose argument 0 is a new buffer of `bytes`.
+  cl_kernel kernel_on_new_buffer(const char* name, std::size_t bytes) {
+    cl_kernel k = clCreateKernel(prog, name, &err);
+    if (err) return nullptr;
+    kernels.push_back(k);
+    cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+    if (err) return nullptr;
+    mems.push_back(m);
+    return (err = clSetKernelArg(k, 0, sizeof m, &m)) ? nullptr : k;
+  }
+};
+
+// In the child: a context over `device` with the given properties whose
+// context queue runs the probe `times` times, each waited for. 0, or 1 with
+// the failing call on stderr.
+int run_probe(cl_device_id device, const cl_context_properties* props, int times) {
+  ChildRun r;
   const size_t n = 1 << 14;
-  h.ctx = clCreateContext(props, 1, &device, nullptr, nullptr, &err);
-  if (err) return failed("clCreateContext");
-  h.q = clCreateCommandQueueWithProperties(h.ctx, nullptr, nullptr, &err);
-  if (err) return failed("the context queue");
-  h.prog = clCreateProgramWithSource(h.ctx, 1, &kProbe, nullptr, &err);
-  if (err || (err = clBuildProgram(h.prog, 0, nullptr, nullptr, nullptr, nullptr)))
-    return failed("building the probe");
-  h.k = clCreateKernel(h.prog, "persist_probe", &err);
-  if (err) return failed("clCreateKernel");
-  h.y = clCreateBuffer(h.ctx, CL_MEM_READ_WRITE, n * sizeof(float), nullptr, &err);
-  if (err || (err = clSetKernelArg(h.k, 0, sizeof h.y, &h.y))) return failed("the buffer");
+  if (!r.open(device, props, kProbe)) return r.failed("building the probe");
+  cl_command_queue q = r.queue(nullptr);
+  if (!q) return r.failed("the context queue");
+  cl_kernel k = r.kernel_on_new_buffer("persist_probe", n * sizeof(float));
+  if (!k) return r.failed("the probe kernel");
   for (int i = 0; i < times; ++i) {
-    if ((err = clEnqueueNDRangeKernel(h.q, h.k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr)))
-      return failed("clEnqueueNDRangeKernel");
-    if ((err = clFinish(h.q))) return failed("clFinish");
+    if ((r.err = clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr)))
+      return r.failed("clEnqueueNDRangeKernel");
+    if ((r.err = clFinish(q))) return r.failed("clFinish");
   }
   return 0;
 }
@@ -79,15 +133,10 @@ int run_probe(cl_device_id device, const cl_context_properties* props, int times
 // created, and Parasol creates one per context queue's context: the
 // measurements of the first context were lost at exit.
 int measure_then_open_another_context() {
-  auto devs = pocl_devices();
-  if (devs.empty()) {
-    std::fprintf(stderr, "child: no PoCL device\n");
-    return 1;
-  }
-  cl_context_properties heft[] = {CL_CONTEXT_SCHEDULER_PARASOL,
-                                  reinterpret_cast<cl_context_properties>("heft"), 0};
-  if (int rc = run_probe(devs[0], heft, 12)) return rc;
-  return run_probe(devs[0], nullptr, 1);
+  cl_device_id pocl = first_pocl();
+  if (!pocl) return 1;
+  if (int rc = run_probe(pocl, kHeft, 12)) return rc;
+  return run_probe(pocl, nullptr, 1);
 }
 
 std::vector<std::filesystem::path> files_named(const std::string& dir, const std::string& prefix) {
@@ -116,72 +165,32 @@ const char* kBehindSpin =
 // Three rounds calibrate the quick kernel's model. The slow kernel's own
 // time (us) is written to `spin_file`. 0, or 1 with the failing call on stderr.
 int quick_kernel_behind_slow_one(const std::string& spin_file) {
-  auto devs = pocl_devices();
-  if (devs.empty()) {
-    std::fprintf(stderr, "child: no PoCL device\n");
-    return 1;
-  }
-  struct Handles {
-    cl_context ctx = nullptr;
-    cl_command_queue qd = nullptr, qc = nullptr;
-    cl_program prog = nullptr;
-    cl_kernel spin = nullptr, probe = nullptr;
-    cl_mem out = nullptr, y = nullptr;
-    ~Handles() {
-      for (cl_mem m : {out, y})
-        if (m) clReleaseMemObject(m);
-      for (cl_kernel k : {spin, probe})
-        if (k) clReleaseKernel(k);
-      if (prog) clReleaseProgram(prog);
-      for (cl_command_queue q : {qd, qc})
-        if (q) clReleaseCommandQueue(q);
-      if (ctx) clReleaseContext(ctx);
-    }
-  } h;
-  cl_int err = CL_SUCCESS;
-  auto failed = [&](const char* what) {
-    std::fprintf(stderr, "child: %s failed (%d)\n", what, err);
-    return 1;
-  };
-  cl_context_properties heft[] = {CL_CONTEXT_SCHEDULER_PARASOL,
-                                  reinterpret_cast<cl_context_properties>("heft"), 0};
-  h.ctx = clCreateContext(heft, 1, &devs[0], nullptr, nullptr, &err);
-  if (err) return failed("clCreateContext");
-  h.qd = clCreateCommandQueueWithProperties(h.ctx, devs[0], nullptr, &err);
-  if (err) return failed("the device queue");
-  h.qc = clCreateCommandQueueWithProperties(h.ctx, nullptr, nullptr, &err);
-  if (err) return failed("the context queue");
-  h.prog = clCreateProgramWithSource(h.ctx, 1, &kBehindSpin, nullptr, &err);
-  if (err || (err = clBuildProgram(h.prog, 0, nullptr, nullptr, nullptr, nullptr)))
-    return failed("building");
-  h.spin = clCreateKernel(h.prog, "slow_spin", &err);
-  if (err) return failed("slow_spin");
-  h.probe = clCreateKernel(h.prog, "timed_probe", &err);
-  if (err) return failed("timed_probe");
+  cl_device_id pocl = first_pocl();
+  if (!pocl) return 1;
+  ChildRun r;
+  if (!r.open(pocl, kHeft, kBehindSpin)) return r.failed("building");
+  cl_command_queue qd = r.queue(pocl), qc = r.queue(nullptr);
+  if (!qd || !qc) return r.failed("the queues");
   const size_t n = 1 << 14, one = 1;
-  h.out = clCreateBuffer(h.ctx, CL_MEM_READ_WRITE, sizeof(float), nullptr, &err);
-  if (err) return failed("the slow kernel's buffer");
-  h.y = clCreateBuffer(h.ctx, CL_MEM_READ_WRITE, n * sizeof(float), nullptr, &err);
-  if (err) return failed("the quick kernel's buffer");
-  if ((err = clSetKernelArg(h.spin, 0, sizeof h.out, &h.out)) ||
-      (err = clSetKernelArg(h.probe, 0, sizeof h.y, &h.y)))
-    return failed("the arguments");
+  cl_kernel spin = r.kernel_on_new_buffer("slow_spin", sizeof(float));
+  cl_kernel probe = r.kernel_on_new_buffer("timed_probe", n * sizeof(float));
+  if (!spin || !probe) return r.failed("the kernels");
   // The slow kernel alone, made to take at least 500 ms: far longer than
   // StarPU may take to start the quick one on a loaded host.
   double spin_us = 0;
   for (cl_int rounds = 1 << 20; spin_us < 500e3 && rounds < (1 << 30); rounds *= 2) {
-    if ((err = clSetKernelArg(h.spin, 1, sizeof rounds, &rounds))) return failed("rounds");
+    if ((r.err = clSetKernelArg(spin, 1, sizeof rounds, &rounds))) return r.failed("rounds");
     auto t0 = std::chrono::steady_clock::now();
-    if ((err = clEnqueueNDRangeKernel(h.qd, h.spin, 1, nullptr, &one, nullptr, 0, nullptr, nullptr)) ||
-        (err = clFinish(h.qd)))
-      return failed("the slow kernel alone");
+    if ((r.err = clEnqueueNDRangeKernel(qd, spin, 1, nullptr, &one, nullptr, 0, nullptr, nullptr)) ||
+        (r.err = clFinish(qd)))
+      return r.failed("the slow kernel alone");
     spin_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   }
   for (int round = 0; round < 3; ++round) {
-    if ((err = clEnqueueNDRangeKernel(h.qd, h.spin, 1, nullptr, &one, nullptr, 0, nullptr, nullptr)) ||
-        (err = clEnqueueNDRangeKernel(h.qc, h.probe, 1, nullptr, &n, nullptr, 0, nullptr, nullptr)) ||
-        (err = clFinish(h.qc)) || (err = clFinish(h.qd)))
-      return failed("a round");
+    if ((r.err = clEnqueueNDRangeKernel(qd, spin, 1, nullptr, &one, nullptr, 0, nullptr, nullptr)) ||
+        (r.err = clEnqueueNDRangeKernel(qc, probe, 1, nullptr, &n, nullptr, 0, nullptr, nullptr)) ||
+        (r.err = clFinish(qc)) || (r.err = clFinish(qd)))
+      return r.failed("a round");
   }
   std::ofstream(spin_file) << spin_us << "\n";
   return 0;
@@ -213,18 +222,7 @@ TEST_CASE("a model holds its kernel's own time, not the time it waited behind a 
   char dir[] = "/tmp/parasol-models-XXXXXX";
   REQUIRE(mkdtemp(dir));
   const std::string spin_file = std::string(dir) + "/spin_us";
-  std::fflush(nullptr);
-  pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    setenv("STARPU_HOME", dir, 1);
-    setenv("XDG_CACHE_HOME", dir, 1);
-    std::exit(quick_kernel_behind_slow_one(spin_file));
-  }
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) == 0);
+  REQUIRE(exit_status_of_child(dir, [&] { return quick_kernel_behind_slow_one(spin_file); }) == 0);
   double spin_us = 0;
   std::ifstream(spin_file) >> spin_us;
   auto models = files_named(dir, "parasol.timed_probe.");
@@ -241,20 +239,7 @@ TEST_CASE("a model holds its kernel's own time, not the time it waited behind a 
 TEST_CASE("models measured in a process are saved at its exit, also after a later context") {
   char dir[] = "/tmp/parasol-models-XXXXXX";
   REQUIRE(mkdtemp(dir));
-  std::fflush(nullptr);
-  pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    // This process has made no OpenCL call yet: the child starts Parasol,
-    // and StarPU, with its own folder for models (and PoCL's cache).
-    setenv("STARPU_HOME", dir, 1);
-    setenv("XDG_CACHE_HOME", dir, 1);
-    std::exit(measure_then_open_another_context());  // at exit StarPU saves the models
-  }
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) == 0);
+  REQUIRE(exit_status_of_child(dir, measure_then_open_another_context) == 0);
   auto models = files_named(dir, "parasol.persist_probe.");
   INFO("models saved under " << dir << ": " << models.size());
   CHECK(models.size() == 1);
