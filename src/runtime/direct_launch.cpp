@@ -109,6 +109,14 @@ Lane& lane_of(const core::Device& device) {
   return lanes[device.worker().worker_id];
 }
 
+}  // namespace
+
+std::unique_lock<std::mutex> hold_direct_order(const core::Device& device) {
+  return std::unique_lock(lane_of(device).order);
+}
+
+namespace {
+
 bool lane_empty(Lane& lane) {
   std::lock_guard lock(lane.mutex);
   return lane.fifo.empty();

@@ -63,6 +63,11 @@ core::Device* sole_resident(const core::Context& context,
 
 struct Lane;
 
+// Keeps the device's direct commands off its vendor queue while held: what
+// StarPU's worker enqueues meanwhile lands right behind what is there now
+// (TaskCommand::run_on_opencl times a kernel from a marker it puts first).
+std::unique_lock<std::mutex> hold_direct_order(const core::Device& device);
+
 // A direct command's place on its device's vendor queue, held from before
 // the vendor enqueue until hand_over_direct() put it in the device's lane:
 // lane order is then vendor-queue order, so a later command's completion
