@@ -588,8 +588,11 @@ TEST_CASE("on cold models a kernel launched one at a time on a heft context queu
   INFO("Parasol's decisions:\n" << decisions);
   if (!direct_enabled()) return;
   // Three measured runs, then the launches go direct (with StarPU's own
-  // minimum of 10 measurements: 10 launches through StarPU).
-  CHECK(std::count(via.begin(), via.end(), 'S') <= 6);
+  // minimum of 10 measurements: 10 launches through StarPU). A few more
+  // on a loaded host: a measurement (the kernel's own time, a few hundred
+  // microseconds) more than 5x off the mean does not count
+  // (STARPU_HISTORY_MAX_ERROR), and under ThreadSanitizer one or two are.
+  CHECK(std::count(via.begin(), via.end(), 'S') <= 8);
   CHECK(via.substr(launches - 8) == std::string(8, 'D'));
 }
 
