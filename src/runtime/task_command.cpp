@@ -1,10 +1,12 @@
 #include "runtime/task_command.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <cstdint>
+#include <memory>
 
 #include "core/platform.h"
 #include "runtime/data_leases.h"
@@ -135,18 +137,36 @@ bool TaskCommand::held_back(int worker) const {
 
 namespace {
 
+// When the vendor finished a marker, written by the vendor's own callback:
+// the worker itself may wake from a wait on the marker long after it (on a
+// loaded host, after the kernel behind it too: models of 0.4 us came of
+// that for a kernel of hundreds).
+struct MarkerClock {
+  std::atomic<std::uint64_t> done_ns{0};
+};
+
+void CL_CALLBACK marker_done(cl_event, cl_int, void* data) {
+  std::unique_ptr<std::shared_ptr<MarkerClock>> clock(static_cast<std::shared_ptr<MarkerClock>*>(data));
+  (*clock)->done_ns.store(now_ns(), std::memory_order_release);
+}
+
 // A marker behind everything enqueued on the device's vendor queue so far
-// (the direct path's commands), or null if the vendor refused it. A kernel
-// enqueued right after it starts once the marker completes: its own time
-// is counted from there. (Waiting for the queue before enqueuing the kernel
-// idled the device, and the direct path filled the queue again meanwhile:
-// on one H100 host heft then put half of resident saxpy on PoCL.)
-VendorEvent backlog_marker(const core::Device& device) {
+// (the direct path's commands), whose end `clock` learns; null if the
+// vendor refused it. A kernel enqueued right after it starts once the
+// marker completes: its own time is counted from there. (Waiting for the
+// queue before enqueuing the kernel idled the device, and the direct path
+// filled the queue again meanwhile: on one H100 host heft then put half of
+// resident saxpy on PoCL.)
+VendorEvent backlog_marker(const core::Device& device, const std::shared_ptr<MarkerClock>& clock) {
   VendorLock lock = lock_vendor(device.worker().platform);
   cl_event marker = nullptr;
   if (clEnqueueMarkerWithWaitList(device.worker().queue, 0, nullptr, &marker) != CL_SUCCESS)
     return {};
-  return VendorEvent(marker, device.worker().platform);
+  VendorEvent owned(marker, device.worker().platform);
+  auto data = std::make_unique<std::shared_ptr<MarkerClock>>(clock);
+  if (clSetEventCallback(marker, CL_COMPLETE, &marker_done, data.get()) != CL_SUCCESS) return {};
+  data.release();  // the callback owns it now
+  return owned;
 }
 
 }  // namespace
@@ -162,26 +182,35 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   // wall_time_codelet() (runtime/kernel_codelets.h).
   starpu_task* task = starpu_task_get_current();
   starpu_perfmodel* model = task->cl->model;
-  VendorEvent backlog;
+  std::shared_ptr<MarkerClock> clock;
+  VendorEvent marker;
   {
     // No direct command between the marker and the kernel.
     std::unique_lock<std::mutex> order;
     if (model) {
       order = hold_direct_order(device);
-      backlog = backlog_marker(device);
+      clock = std::make_shared<MarkerClock>();
+      marker = backlog_marker(device, clock);
     }
     cmd->status_ = cmd->execute(buffers, device, &cmd->done_);
   }
+  const bool timed = static_cast<bool>(marker);
   cl_int waited = CL_INVALID_EVENT;
   if (cmd->done_) {
-    // Oclgrind runs the commands inside these waits: the vendor lock covers them.
+    // Oclgrind runs the commands inside these waits (the vendor lock covers
+    // them), and calls back when a wait ends: the marker's wait first, so
+    // that its callback comes before the kernel runs.
     VendorLock lock = lock_vendor(device.worker().platform);
-    if (cl_event b = backlog.get(); b && clWaitForEvents(1, &b) == CL_SUCCESS) cmd->started_ = now_ns();
+    if (cl_event m = marker.get()) clWaitForEvents(1, &m);
     waited = clWaitForEvents(1, &cmd->done_);
     cmd->finished_ = now_ns();
   }
   if (!model) return;
-  if (cmd->status_ == CL_COMPLETE && waited == CL_SUCCESS) {
+  // The marker's callback may still be on its way: no measurement then.
+  const std::uint64_t queue_reached = timed ? clock->done_ns.load(std::memory_order_acquire) : 0;
+  const bool measured = timed && queue_reached != 0 && queue_reached <= cmd->finished_;
+  if (measured) cmd->started_ = std::max(cmd->started_, queue_reached);
+  if (measured && cmd->status_ == CL_COMPLETE && waited == CL_SUCCESS) {
     const int worker = starpu_worker_get_id();
     starpu_perfmodel_update_history(model, task, starpu_worker_get_perf_archtype(worker, task->sched_ctx),
                                     static_cast<unsigned>(worker), starpu_task_get_implementation(task),
