@@ -394,8 +394,7 @@ TEST_CASE("a copy between buffers on a device is done by its vendor; later users
 TEST_CASE("a leased buffer used by a context queue's StarPU task keeps one history") {
   auto devs = pocl_devices();
   REQUIRE(!devs.empty());
-  cl_context_properties eager[] = {CL_CONTEXT_SCHEDULER_PARASOL,
-                                   reinterpret_cast<cl_context_properties>("eager"), 0};
+  const Policy eager("eager");
   Context ctx({devs[0]}, eager);
   Queue dq(ctx, devs[0]);
   Queue cq(ctx, nullptr);  // eager never goes direct: StarPU's path
@@ -551,8 +550,7 @@ TEST_CASE("on cold models a kernel launched one at a time on a heft context queu
   // One device: what is counted is the calibration itself, not a
   // comparison of two devices' models (two alike devices measured on a
   // loaded host may differ 2-3x, and the command then rightly asks StarPU).
-  cl_context_properties heft[] = {CL_CONTEXT_SCHEDULER_PARASOL,
-                                  reinterpret_cast<cl_context_properties>("heft"), 0};
+  const Policy heft("heft");
   Context ctx({OneDevice::first_pocl()}, heft);
   Queue qc(ctx, nullptr);
   // A source no earlier run has seen: its model starts empty.
@@ -604,8 +602,7 @@ TEST_CASE("commands that wait for a StarPU task go to their device directly once
   // nbody took the next step's kernels along.)
   auto devs = pocl_devices();
   REQUIRE(!devs.empty());
-  cl_context_properties eager[] = {CL_CONTEXT_SCHEDULER_PARASOL,
-                                   reinterpret_cast<cl_context_properties>("eager"), 0};
+  const Policy eager("eager");
   Context ctx({devs[0]}, eager);
   Queue qc(ctx, nullptr), qd(ctx, devs[0]);
   Program prog(ctx, kSource);

@@ -50,8 +50,7 @@ void run_everywhere(cl_context ctx, const std::vector<cl_device_id>& devs, int c
   for (cl_mem b : bufs) clReleaseMemObject(b);
 }
 
-const cl_context_properties kEager[] = {CL_CONTEXT_SCHEDULER_PARASOL,
-                                        reinterpret_cast<cl_context_properties>("eager"), 0};
+const Policy kEager("eager");
 
 }  // namespace
 

@@ -280,8 +280,7 @@ TEST_CASE("commands enqueued without an event still run, on the Fault Device and
 
 TEST_CASE("on a context queue, a device lost is left out and its commands run elsewhere") {
   cl_device_id fd = fault_device(), pd = pocl_device();
-  cl_context_properties eager[] = {CL_CONTEXT_SCHEDULER_PARASOL,
-                                   reinterpret_cast<cl_context_properties>("eager"), 0};
+  const Policy eager("eager");
   Context ctx({fd, pd}, eager);
   Queue q{ctx, nullptr, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
   Program prog(ctx, kScaleShift);

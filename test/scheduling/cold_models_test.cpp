@@ -23,8 +23,7 @@ std::string fresh_source() {
          "}\n";
 }
 
-cl_context_properties heft[] = {CL_CONTEXT_SCHEDULER_PARASOL,
-                                reinterpret_cast<cl_context_properties>("heft"), 0};
+const Policy heft("heft");
 
 }  // namespace
 

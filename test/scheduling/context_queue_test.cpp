@@ -30,8 +30,7 @@ std::map<cl_device_id, int> placements(const std::vector<Event>& events) {
 TEST_CASE("eager spreads independent commands of a context queue over several devices") {
   auto devs = pocl_devices();
   REQUIRE(devs.size() >= 2);
-  cl_context_properties props[] = {CL_CONTEXT_SCHEDULER_PARASOL,
-                                   reinterpret_cast<cl_context_properties>("eager"), 0};
+  const Policy props("eager");
   Context ctx(devs, props);
   Queue q{ctx, nullptr, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
   Program prog(ctx, kAddOne);

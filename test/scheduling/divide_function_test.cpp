@@ -61,8 +61,7 @@ cl_int CL_CALLBACK split_by_offset(cl_command_queue q, cl_uint factor, const cl_
   return err;
 }
 
-cl_context_properties eager[] = {CL_CONTEXT_SCHEDULER_PARASOL,
-                                 reinterpret_cast<cl_context_properties>("eager"), 0};
+const Policy eager("eager");
 
 }  // namespace
 

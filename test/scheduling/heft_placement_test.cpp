@@ -19,8 +19,7 @@ const char* kSaxpyLoop =
     "  y[i] = v;\n"
     "}\n";
 
-cl_context_properties heft[] = {CL_CONTEXT_SCHEDULER_PARASOL,
-                                reinterpret_cast<cl_context_properties>("heft"), 0};
+const Policy heft("heft");
 
 cl_ulong bytes_moved(const std::vector<cl_device_id>& devs) {
   cl_ulong total = 0;

@@ -31,8 +31,7 @@ const char* kProbe =
     "  y[i] = y[i] * 0.5f + 1.0f;\n"
     "}\n";
 
-const cl_context_properties kHeft[] = {CL_CONTEXT_SCHEDULER_PARASOL,
-                                       reinterpret_cast<cl_context_properties>("heft"), 0};
+const Policy kHeft("heft");
 
 // In the child: its first PoCL device, or null (said on stderr).
 cl_device_id first_pocl() {

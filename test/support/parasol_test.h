@@ -56,6 +56,15 @@ struct Context {
   operator cl_context() const { return ctx; }
 };
 
+// Context properties choosing Parasol's scheduling policy `name`
+// (CL_CONTEXT_SCHEDULER_PARASOL): Context ctx(devs, Policy("heft")).
+struct Policy {
+  explicit Policy(const char* name)
+      : props{CL_CONTEXT_SCHEDULER_PARASOL, reinterpret_cast<cl_context_properties>(name), 0} {}
+  operator const cl_context_properties*() const { return props; }
+  cl_context_properties props[3];
+};
+
 struct Queue {
   cl_command_queue q = nullptr;
   Queue(cl_context ctx, cl_device_id dev, cl_command_queue_properties props = 0);
