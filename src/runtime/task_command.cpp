@@ -208,7 +208,7 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   if (!model) return;
   // The marker's callback may still be on its way: no measurement then.
   const std::uint64_t queue_reached = timed ? clock->done_ns.load(std::memory_order_acquire) : 0;
-  const bool measured = timed && queue_reached != 0 && queue_reached <= cmd->finished_;
+  const bool measured = queue_reached != 0 && queue_reached <= cmd->finished_;
   if (measured) cmd->started_ = std::max(cmd->started_, queue_reached);
   if (measured && cmd->status_ == CL_COMPLETE && waited == CL_SUCCESS) {
     const int worker = starpu_worker_get_id();
