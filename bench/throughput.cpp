@@ -20,6 +20,8 @@
 //   BENCH_SAXPY_N [1048576] BENCH_SAXPY_ITER [4] floats per vector
 //   BENCH_HANG_S [180] a configuration making no progress this long aborts the run, named
 //   BENCH_HANG_STACKS  set: that abort first prints every thread's stack (bench/thread_stacks.h)
+//   BENCH_ROUND_TIMES  set: every timed round's milliseconds per configuration, on stderr (the
+//                      tables keep the best round; this shows how far the others swing)
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -585,16 +587,26 @@ void run_workload(const Workload& w, cl_platform_id parasol, const std::vector<c
     runs.push_back(w.make(targets[i]));
     runs[i]->iterate(warmup);  // also the calibration of the performance models
   }
+  std::vector<std::vector<double>> times(targets.size());
+  const bool show_rounds = std::getenv("BENCH_ROUND_TIMES") != nullptr;
   // Interleaved rounds, so that machine noise hits every configuration alike.
   for (int r = 0; r < rounds; ++r)
     for (size_t i = 0; i < targets.size(); ++i) {
       progress(w.name + ": " + targets[i].label);
+      std::vector<double>* round_times = show_rounds ? &times[i] : nullptr;
       auto before = commands_now(parasol, pdevs);
-      best[i] = std::min(best[i], best_of(1, [&] { runs[i]->iterate(w.iterations); }));
+      const double secs = best_of(1, [&] { runs[i]->iterate(w.iterations); });
+      best[i] = std::min(best[i], secs);
+      if (round_times) round_times->push_back(secs);
       auto after = commands_now(parasol, pdevs);
       if (!targets[i].parasol_devices.empty())
         for (size_t d = 0; d < pdevs.size(); ++d) placed[i][d] += after[d] - before[d];
     }
+  for (size_t i = 0; show_rounds && i < targets.size(); ++i) {
+    std::fprintf(stderr, "%s rounds, %s (ms):", w.name.c_str(), targets[i].label.c_str());
+    for (double secs : times[i]) std::fprintf(stderr, " %.2f", secs * 1e3);
+    std::fprintf(stderr, "\n");
+  }
   size_t best_vendor = 0;
   for (size_t i = 0; i < vendor_rows; ++i)
     if (best[i] < best[best_vendor]) best_vendor = i;
