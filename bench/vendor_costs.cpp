@@ -1,18 +1,22 @@
 // What a vendor's own OpenCL calls cost when used the way Parasol's direct
-// path uses them, without Parasol: the same tiny-kernel stream sent to the
+// path uses them, without Parasol: the same tiny-kernel stream (or, with
+// BENCH_STREAM=write, a stream of 64-byte non-blocking writes) sent to the
 // vendor directly, adding one ingredient at a time (an output event per
 // command, setting every argument again, a thread waiting on the newest
 // event, a callback per command). Tells which part of Parasol's per-command
 // overhead (bench_command_overhead) is the vendor's answer to those calls.
 //
 //   bench_vendor_costs [vendor-platform-prefix]   (default: the first platform)
-// Environment: BENCH_COMMANDS [2000] per stream, BENCH_ROUNDS [5] (best of).
+// Environment: BENCH_COMMANDS [2000] per stream, BENCH_ROUNDS [5] (best of),
+// BENCH_STREAM [kernel] or write.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "bench_util.h"
@@ -32,6 +36,8 @@ struct Stream {
   cl_mem x, y;
   size_t items = 1024;
   float a = 1.0f;
+  bool writes = false;  // a stream of small writes instead of kernels
+  float small[16] = {};
 
   void set_args() {
     BENCH_CHECK(clSetKernelArg(k, 0, sizeof y, &y));
@@ -40,8 +46,12 @@ struct Stream {
   }
   cl_event launch(bool want_event) {
     cl_event e = nullptr;
-    BENCH_CHECK(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr,
+    if (writes)
+      BENCH_CHECK(clEnqueueWriteBuffer(q, x, CL_FALSE, 0, sizeof small, small, 0, nullptr,
                                        want_event ? &e : nullptr));
+    else
+      BENCH_CHECK(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr,
+                                         want_event ? &e : nullptr));
     return e;
   }
 };
@@ -142,6 +152,8 @@ int main(int argc, char** argv) {
   s.y = clCreateBuffer(ctx, CL_MEM_READ_WRITE, s.items * sizeof(float), nullptr, &err);
   BENCH_CHECK(err);
   s.set_args();
+  const char* stream = std::getenv("BENCH_STREAM");
+  s.writes = stream && std::string(stream) == "write";
   const int n = env_int("BENCH_COMMANDS", 2000), rounds = env_int("BENCH_ROUNDS", 5);
 
   struct Case {
@@ -232,8 +244,8 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < cases.size(); ++i)
       us[i] = std::min(us[i], best_of(1, cases[i].run) * 1e6 / n);
 
-  std::printf("### vendor costs: %s, %s, %d tiny kernels per stream\n\n",
-              platform_name(p).c_str(), device_name(devs[0]).c_str(), n);
+  std::printf("### vendor costs: %s, %s, %d %s per stream\n\n", platform_name(p).c_str(),
+              device_name(devs[0]).c_str(), n, s.writes ? "64-byte writes" : "tiny kernels");
   std::printf("| command stream | us per command | vs no event |\n|---|---|---|\n");
   for (std::size_t i = 0; i < cases.size(); ++i)
     std::printf("| %s | %.2f | %.2fx |\n", cases[i].what, us[i], us[i] / us[0]);
