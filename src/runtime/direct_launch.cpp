@@ -122,15 +122,20 @@ bool lane_empty(Lane& lane) {
   return lane.fifo.empty();
 }
 
-bool vendor_complete(cl_event e) { return vendor_event_status(e, CL_QUEUED) <= CL_COMPLETE; }
-
 // Completes the lane's commands the vendor finished: those up to a
 // completed event, and (after a clFinish) those pushed up to `through`.
 // How many entries left the lane.
+//
+// The vendor is asked outside the lane's lock: a status query costs about
+// 1.5 us on NVIDIA, and every direct launch takes that lock to join the
+// lane (a probe on the H100 host: with the queries under it, the waiter
+// held it 2.3-4.6 us per harvest and each 64-byte write waited 0.45 us of
+// its launch there).
 std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status = CL_COMPLETE) {
   struct Finished {
     Pending p;
     cl_int status;  // of the event proving it
+    bool own_event_status = false;  // still to be read from p.done
   };
   // In batches that fit in place, completed outside the lock: a list of
   // every finished command cost an allocation per harvest, and a harvest
@@ -139,27 +144,49 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
   // on the enqueuing thread, in its clFinish calls).
   constexpr std::size_t kBatch = 32;
   std::size_t total = 0;
+  // Entries up to `proven` are done with `proven_status` (a completed
+  // proof's): kept across batches, so a proof is asked once.
+  std::uint64_t proven = 0;
+  cl_int proven_status = CL_COMPLETE;
   for (;;) {
     SmallVector<Finished, kBatch> finished;
-    {
-      std::lock_guard lock(lane.mutex);
-      while (finished.size() < kBatch) {
-        auto proof = std::find_if(lane.fifo.begin(), lane.fifo.end(),
-                                  [](const Pending& p) { return p.done != nullptr; });
-        if (proof == lane.fifo.end() || !vendor_complete(proof->done)) break;
-        cl_int status = vendor_event_status(proof->done, CL_COMPLETE);
-        auto stop = lane.fifo.begin() +
-                    std::min<std::ptrdiff_t>(proof + 1 - lane.fifo.begin(), kBatch - finished.size());
-        for (auto it = lane.fifo.begin(); it != stop; ++it) finished.push_back({*it, status});
-        lane.fifo.erase(lane.fifo.begin(), stop);
-      }
-      while (finished.size() < kBatch && !lane.fifo.empty() && lane.fifo.front().seq <= through) {
+    // Takes the front entries up to seq (another harvester may have taken
+    // some or all of them meanwhile). Under lane.mutex.
+    auto take_through = [&](std::uint64_t seq, cl_int status, bool own_status) {
+      while (finished.size() < kBatch && !lane.fifo.empty() && lane.fifo.front().seq <= seq) {
         const Pending& p = lane.fifo.front();
-        finished.push_back({p, p.done ? vendor_event_status(p.done, CL_COMPLETE) : through_status});
+        finished.push_back({p, status, own_status && p.done != nullptr});
         lane.fifo.pop_front();
       }
+    };
+    while (finished.size() < kBatch) {
+      cl_event proof = nullptr;
+      std::uint64_t proof_seq = 0;
+      {
+        std::lock_guard lock(lane.mutex);
+        take_through(proven, proven_status, false);
+        if (finished.size() == kBatch) break;
+        auto it = std::find_if(lane.fifo.begin(), lane.fifo.end(),
+                               [](const Pending& p) { return p.done != nullptr; });
+        if (it == lane.fifo.end()) break;
+        // Retained: once the lock is let go, another harvester may
+        // complete its command, which releases the command's reference.
+        proof = it->done;
+        proof_seq = it->seq;
+        clRetainEvent(proof);
+      }
+      const cl_int status = vendor_event_status(proof, CL_QUEUED);
+      clReleaseEvent(proof);
+      if (status > CL_COMPLETE) break;  // not done yet
+      proven = proof_seq;
+      proven_status = status;
     }
-    for (const Finished& f : finished) {
+    {
+      std::lock_guard lock(lane.mutex);
+      take_through(through, through_status, true);
+    }
+    for (Finished& f : finished) {
+      if (f.own_event_status) f.status = vendor_event_status(f.p.done, CL_COMPLETE);
       if (f.p.complete)
         f.p.complete(f.p.self, f.status);
       else

@@ -101,8 +101,8 @@ class DirectSlot {
 // What every direct command does once the vendor took it (done: its event,
 // or null when the slot asked for none): its leases learn that a vendor
 // command uses them (unpinned), the command joins its device's lane, where
-// complete(self, status) runs once the vendor completed it (status: that of
-// the event proving it, for a command without its own), the slot is let go,
+// complete(self, status) runs once the vendor completed it (status: its own
+// event's, else that of the later event proving it done), the slot is let go,
 // and the event becomes a direct dependency for later commands. Who notices
 // the completion depends on PARASOL_DIRECT_COMPLETION (direct_launch.cpp):
 // by default a waiter thread per device; or a vendor callback per command;

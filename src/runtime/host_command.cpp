@@ -9,7 +9,6 @@
 #include "runtime/device_stats.h"
 #include "runtime/direct_launch.h"
 #include "runtime/trace.h"
-#include "runtime/vendor_handle.h"
 #include "util/error_name.h"
 #include "util/log.h"
 
@@ -151,13 +150,9 @@ core::Device* HostCommand::lease_target(const core::Event& event, starpu_data_ha
   return sole_resident(*event.context(), {&from, 1}, [](const core::Device&) { return true; });
 }
 
-void HostCommand::on_vendor_done(void* self, cl_int proof_status) {
+void HostCommand::on_vendor_done(void* self, cl_int status) {
   auto* cmd = static_cast<HostCommand*>(self);
-  cl_int status = proof_status;  // without an event of its own: the one proving it done
-  if (cmd->done_) {
-    status = vendor_event_status(cmd->done_, CL_COMPLETE);
-    clReleaseEvent(cmd->done_);
-  }
+  if (cmd->done_) clReleaseEvent(cmd->done_);
   if (status < 0)
     log::error("transfer of event ", cmd->event_->id(), " failed in the vendor: ", error_name(status),
                " (", status, ")");

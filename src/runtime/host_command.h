@@ -55,7 +55,7 @@ class HostCommand final : public core::Command {
   static void on_acquired(void* self);
   void acquire_next();
   cl_int copy_in_main_ram() const;  // the vendor form, done by the host
-  static void on_vendor_done(void* self, cl_int proof_status);
+  static void on_vendor_done(void* self, cl_int status);
   core::Device* lease_target(const core::Event& event, starpu_data_handle_t from) const;
   cl_int enqueue_vendor(const core::Device& device, const LeasePins& pins, cl_event* done);
 
