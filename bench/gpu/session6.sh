@@ -17,10 +17,5 @@ for run in 1 2; do
   echo "## run $run"
   env $sizes timeout 260 $R "$B/bench_throughput" 2>&1 | grep -E "^###|^\| (vendor direct, d0|Parasol device queue, d0|Parasol context)"
 done > "$O/throughput.txt" 2>&1
-for t in test_direct_path test_context_queue test_queue_ordering test_event_callback_profiling \
-         test_mixed_vendor_chain test_cold_models test_worker_parking test_release_in_flight \
-         test_buffer_transfer; do
-  echo "## $t"
-  POCL_DEVICES="pthread pthread" timeout 100 $R "$B/$t" 2>&1 | tail -2
-done > "$O/tests.txt" 2>&1
+bash "$here/mixed-tests.sh" > "$O/tests.txt" 2>&1
 cat "$O/overhead.txt" "$O/throughput.txt" "$O/tests.txt"
