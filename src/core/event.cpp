@@ -22,7 +22,11 @@ std::atomic<std::uint64_t> g_next_event_id{1};
 Event::Event(Context* context, CommandQueue* queue, cl_command_type type,
              std::unique_ptr<Command> work)
     : id_(g_next_event_id.fetch_add(1, std::memory_order_relaxed)),
-      context_holder_(context), context_(context), queue_holder_(queue), queue_(queue),
+      // A command's event holds its queue, which holds the context: one
+      // shared count less per command (the enqueuing thread takes it, the
+      // waiter that ends most direct commands on another core gives it back).
+      context_holder_(queue ? nullptr : context), context_(context), queue_holder_(queue),
+      queue_(queue),
       type_(type), work_(std::move(work)),
       status_(queue ? CL_QUEUED : CL_SUBMITTED), t_queued_(now_ns()) {}
 
