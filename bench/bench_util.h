@@ -108,4 +108,9 @@ inline int env_int(const char* name, int fallback) {
   return v ? std::atoi(v) : fallback;
 }
 
+inline std::string env_string(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v ? v : fallback;
+}
+
 }  // namespace bench

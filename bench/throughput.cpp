@@ -62,11 +62,6 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-std::string env_string(const char* name, const char* fallback) {
-  const char* v = std::getenv(name);
-  return v ? v : fallback;
-}
-
 // Where a configuration sends its blocks: block b goes to queues[b % size].
 struct Target {
   std::string label;

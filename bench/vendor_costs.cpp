@@ -12,11 +12,9 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <mutex>
-#include <string>
 #include <thread>
 
 #include "bench_util.h"
@@ -152,8 +150,7 @@ int main(int argc, char** argv) {
   s.y = clCreateBuffer(ctx, CL_MEM_READ_WRITE, s.items * sizeof(float), nullptr, &err);
   BENCH_CHECK(err);
   s.set_args();
-  const char* stream = std::getenv("BENCH_STREAM");
-  s.writes = stream && std::string(stream) == "write";
+  s.writes = env_string("BENCH_STREAM", "kernel") == "write";
   const int n = env_int("BENCH_COMMANDS", 2000), rounds = env_int("BENCH_ROUNDS", 5);
 
   struct Case {

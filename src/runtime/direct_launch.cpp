@@ -134,7 +134,7 @@ bool lane_empty(Lane& lane) {
 std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status = CL_COMPLETE) {
   struct Finished {
     Pending p;
-    cl_int status;  // of the event proving it
+    cl_int status;  // of the event proving it (its own, once read)
     bool own_event_status = false;  // still to be read from p.done
   };
   // In batches that fit in place, completed outside the lock: a list of
