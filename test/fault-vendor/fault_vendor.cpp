@@ -178,6 +178,7 @@ struct Faults {
   bool device_lost = false;
   long global_mem_mb = 0;
   std::string kernel_filter;  // empty: every kernel
+  long transfer_bytes = 0;    // > 0: the faults hit transfers of that size, not kernels
 };
 
 Faults read_faults() {
@@ -196,6 +197,7 @@ Faults read_faults() {
     else if (key == "device_lost") f.device_lost = true;
     else if (key == "global_mem_mb") words >> f.global_mem_mb;
     else if (key == "kernel_filter") words >> f.kernel_filter;
+    else if (key == "transfer_bytes") words >> f.transfer_bytes;
     else std::fprintf(stderr, "fault vendor: unknown control line '%s'\n", line.c_str());
   }
   return f;
@@ -584,6 +586,16 @@ std::string kernel_name(cl_kernel k) {
   return name;
 }
 
+// Applies the enqueue-time faults to a command they hit; enqueue() forwards it.
+template <typename Enqueue>
+cl_int faulted(const Faults& f, cl_event* event, Enqueue enqueue) {
+  if (f.enqueue_fail != CL_SUCCESS) return f.enqueue_fail;
+  if (f.slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(f.slow_ms));
+  cl_int err = enqueue(event);
+  if (err == CL_SUCCESS && event && *event && f.exec_fail < 0) (*event)->exec_fault = f.exec_fail;
+  return err;
+}
+
 // A kernel launch, with the faults of the control file. enqueue() forwards it.
 template <typename Enqueue>
 cl_int launch(cl_command_queue queue, cl_kernel kernel, cl_event* event, Enqueue enqueue) {
@@ -598,13 +610,50 @@ cl_int launch(cl_command_queue queue, cl_kernel kernel, cl_event* event, Enqueue
       mine->notify("fault vendor: device lost (injected)", nullptr, 0, mine->notify_data);
     return CL_OUT_OF_RESOURCES;
   }
-  bool hit = f.kernel_filter.empty() || f.kernel_filter == kernel_name(kernel);
-  if (!hit) return enqueue(event);
-  if (f.enqueue_fail != CL_SUCCESS) return f.enqueue_fail;
-  if (f.slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(f.slow_ms));
-  cl_int err = enqueue(event);
-  if (err == CL_SUCCESS && event && *event && f.exec_fail < 0) (*event)->exec_fault = f.exec_fail;
-  return err;
+  bool hit = f.transfer_bytes <= 0 &&
+             (f.kernel_filter.empty() || f.kernel_filter == kernel_name(kernel));
+  return hit ? faulted(f, event, enqueue) : enqueue(event);
+}
+
+// A buffer transfer, with the faults of the control file when transfer_bytes
+// names its size. StarPU moves whole buffers through these same calls, so a
+// size no buffer has hits only the partial reads, writes and copies an
+// application makes (which Parasol's direct path sends here).
+template <typename Enqueue>
+cl_int transfer(cl_command_queue queue, size_t bytes, cl_event* event, Enqueue enqueue) {
+  if (!queue || !is_wrapper(queue)) return CL_INVALID_COMMAND_QUEUE;
+  Faults f = read_faults();
+  bool hit = f.transfer_bytes > 0 && static_cast<size_t>(f.transfer_bytes) == bytes;
+  return hit ? faulted(f, event, enqueue) : enqueue(event);
+}
+
+cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue queue, cl_mem mem, cl_bool blocking,
+                                       size_t offset, size_t size, void* ptr, cl_uint num_wait,
+                                       const cl_event* wait_list, cl_event* event) {
+  return transfer(queue, size, event, [&](cl_event* e) {
+    return FORWARD(clEnqueueReadBuffer)(queue, mem, blocking, offset, size, ptr, num_wait,
+                                        wait_list, e);
+  });
+}
+
+cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_mem mem, cl_bool blocking,
+                                        size_t offset, size_t size, const void* ptr,
+                                        cl_uint num_wait, const cl_event* wait_list,
+                                        cl_event* event) {
+  return transfer(queue, size, event, [&](cl_event* e) {
+    return FORWARD(clEnqueueWriteBuffer)(queue, mem, blocking, offset, size, ptr, num_wait,
+                                         wait_list, e);
+  });
+}
+
+cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst,
+                                       size_t src_offset, size_t dst_offset, size_t size,
+                                       cl_uint num_wait, const cl_event* wait_list,
+                                       cl_event* event) {
+  return transfer(queue, size, event, [&](cl_event* e) {
+    return FORWARD(clEnqueueCopyBuffer)(queue, src, dst, src_offset, dst_offset, size, num_wait,
+                                        wait_list, e);
+  });
 }
 
 cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint dim,

@@ -204,7 +204,7 @@ TEST_CASE("enqueue_fail: kernel launches fail with the code, transfers still wor
     Event e;
     CHECK(s.launch_vadd(&e) == CL_OUT_OF_RESOURCES);
     CHECK(e.e == nullptr);
-    // Buffer transfers are never faulted.
+    // Buffer transfers are faulted only with transfer_bytes.
     std::vector<float> back(kN);
     CL_REQUIRE(clEnqueueReadBuffer(s.q, s.ma, CL_TRUE, 0, kN * sizeof(float), back.data(), 0,
                                    nullptr, nullptr));
@@ -288,4 +288,34 @@ TEST_CASE("kernel_filter: faults hit only kernels of that name") {
   set_args(s.twice, s.mc.m);
   CL_REQUIRE(clEnqueueNDRangeKernel(s.q, s.twice, 1, nullptr, &kN, nullptr, 0, nullptr, &e));
   CL_REQUIRE(clWaitForEvents(1, &e.e));
+}
+
+TEST_CASE("transfer_bytes: the faults hit transfers of exactly that size, not kernels") {
+  Setup s;
+  std::vector<float> part(25, 7.0f);  // 100 bytes: no buffer has that size
+  const size_t bytes = part.size() * sizeof(float);
+  {
+    FaultScope f("enqueue_fail -5\ntransfer_bytes 100");
+    Event e;
+    CHECK(clEnqueueWriteBuffer(s.q, s.mc, CL_FALSE, 8, bytes, part.data(), 0, nullptr, &e) ==
+          CL_OUT_OF_RESOURCES);
+    CHECK(e.e == nullptr);
+    CHECK(clEnqueueReadBuffer(s.q, s.ma, CL_TRUE, 0, bytes, part.data(), 0, nullptr, nullptr) ==
+          CL_OUT_OF_RESOURCES);
+    CHECK(clEnqueueCopyBuffer(s.q, s.ma, s.mc, 0, 0, bytes, 0, nullptr, nullptr) ==
+          CL_OUT_OF_RESOURCES);
+    // Other sizes and kernels go through.
+    std::vector<float> one(1);
+    CL_REQUIRE(clEnqueueReadBuffer(s.q, s.ma, CL_TRUE, 4, sizeof(float), one.data(), 0, nullptr,
+                                   nullptr));
+    CHECK(one[0] == s.a[1]);
+    CL_REQUIRE(s.launch_vadd(&e));
+    CL_REQUIRE(clWaitForEvents(1, &e.e));
+    s.check_sum();
+  }
+  FaultScope f("exec_fail -4\ntransfer_bytes 100");
+  Event w;
+  CL_REQUIRE(clEnqueueWriteBuffer(s.q, s.mc, CL_FALSE, 8, bytes, part.data(), 0, nullptr, &w));
+  CHECK(clWaitForEvents(1, &w.e) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  CHECK(event_status(w) == -4);
 }
