@@ -68,6 +68,7 @@ core::Ref<core::Event> enqueue_divided(
     cl_event after = nullptr;
     const core::Kernel* outer = t_dividing;
     t_dividing = &kernel;
+    gate->list();  // the divide function gets its handle
     cl_int err = divide.call(queue.handle(), factor, gate->handle(), &after);
     t_dividing = outer;
     auto* after_event = after && core::registry::contains(after, core::ObjectKind::Event)

@@ -21,14 +21,19 @@ std::atomic<std::uint64_t> g_next_event_id{1};
 
 Event::Event(Context* context, CommandQueue* queue, cl_command_type type,
              std::unique_ptr<Command> work)
-    : id_(g_next_event_id.fetch_add(1, std::memory_order_relaxed)),
+    // A command's event enters the registry only if its handle goes out
+    // (icd's give_event, a divide function's gate): most are never asked for.
+    : Object(Unlisted{}),
+      id_(g_next_event_id.fetch_add(1, std::memory_order_relaxed)),
       // A command's event holds its queue, which holds the context: one
       // shared count less per command (the enqueuing thread takes it, the
       // waiter that ends most direct commands on another core gives it back).
       context_holder_(queue ? nullptr : context), context_(context), queue_holder_(queue),
       queue_(queue),
       type_(type), work_(std::move(work)),
-      status_(queue ? CL_QUEUED : CL_SUBMITTED), t_queued_(now_ns()) {}
+      status_(queue ? CL_QUEUED : CL_SUBMITTED), t_queued_(now_ns()) {
+  if (!queue) list();  // a user event: its handle is the point
+}
 
 Event::~Event() {
   if (cl_event done = direct_done_.load()) clReleaseEvent(done);

@@ -52,14 +52,27 @@ class Object : public Handle {
  public:
   static constexpr ObjectKind kind = Kind;
 
-  Object() {
+  Object() : listed_(true) {
     this->dispatch = dispatch_table();
     registry::add(static_cast<Handle*>(this), Kind);
   }
+  // Born outside the registry: for the events of commands, which most
+  // callers never ask for (no handle out, no lookup); list() before the
+  // handle leaves Parasol.
+  struct Unlisted {};
+  explicit Object(Unlisted) : listed_(false) { this->dispatch = dispatch_table(); }
   Object(const Object&) = delete;
   Object& operator=(const Object&) = delete;
 
   Handle* handle() { return this; }
+  // Enters the registry, once, before the handle is handed out; by the
+  // holder of the API reference (so never racing release_api()).
+  void list() {
+    if (!listed_) {
+      listed_ = true;
+      registry::add(static_cast<Handle*>(this), Kind);
+    }
+  }
   static Derived* from(Handle* h) { return static_cast<Derived*>(h); }
 
   // API references (clRetain*/clRelease*).
@@ -69,7 +82,7 @@ class Object : public Handle {
   }
   void release_api() {
     if (api_refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      registry::remove(static_cast<Handle*>(this));
+      if (listed_) registry::remove(static_cast<Handle*>(this));
       static_cast<Derived*>(this)->on_last_api_release();
     }
     release();
@@ -95,6 +108,7 @@ class Object : public Handle {
   // user), which also counts as one internal reference.
   std::atomic<cl_uint> api_refs_{1};
   std::atomic<std::uint64_t> all_refs_{1};
+  bool listed_;  // in the registry; only the API reference's holder reads or writes it
 };
 
 // Creates a handle object; the caller owns its first (API) reference.

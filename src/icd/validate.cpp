@@ -25,12 +25,14 @@ cl_int check_wait_list(const char* function, cl_uint count, const cl_event* list
 
 void give_event(core::Ref<core::Event> event, cl_event* event_out) {
   // An event is born with its API reference; unwanted, that reference goes
-  // too, so the handle leaves the registry when the command ends.
+  // too (the event never entered the registry: Event's constructor).
   core::Event* e = event.detach();
-  if (event_out)
+  if (event_out) {
+    e->list();
     *event_out = e->handle();
-  else
+  } else {
     e->release_api();
+  }
 }
 
 }  // namespace parasol::icd

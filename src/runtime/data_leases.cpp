@@ -1,6 +1,7 @@
 #include "runtime/data_leases.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <mutex>
@@ -20,12 +21,18 @@ struct Lease {
   unsigned node;
   starpu_data_access_mode mode;  // STARPU_R or STARPU_RW
   std::size_t bytes;
-  int pins = 0;                  // direct commands between pin and vendor enqueue
-  bool recalled = false;         // given back once unpinned and its uses completed
+  // Twice the pins (direct commands between pin and vendor enqueue), plus
+  // kRecalled once out of the table (given back when the last pin goes and
+  // its uses completed). One word, so the command that unpins without a
+  // vendor event (most of them) needs no lock: whichever of the last unpin
+  // and the recall comes second sees the other and gives the lease back.
+  std::atomic<unsigned> state{0};
+  static constexpr unsigned kRecalled = 1, kPin = 2;
   // Retained vendor events of the commands that used it, in about the order
-  // they were enqueued on the device's in-order vendor queue.
+  // they were enqueued on the device's in-order vendor queue. Under the
+  // table's lock until the give-back, which only the last holder makes.
   std::deque<cl_event> uses;
-  bool unevented_uses = false;  // and commands enqueued without an event
+  std::atomic<bool> unevented_uses{false};  // and commands enqueued without an event
 };
 
 namespace {
@@ -69,7 +76,8 @@ void wait_behind(cl_command_queue queue) {
 // StarPU callbacks that must not run under the caller's locks.
 void give_back(const std::shared_ptr<Lease>& lease) {
   cl_command_queue behind =
-      lease->unevented_uses ? lease->device->worker().queue : nullptr;
+      lease->unevented_uses.load(std::memory_order_relaxed) ? lease->device->worker().queue
+                                                            : nullptr;
   defer_release([uses = std::move(lease->uses), handle = lease->handle, node = lease->node,
                  behind] {
     if (behind) wait_behind(behind);
@@ -92,7 +100,7 @@ void* LeasePins::interface(std::size_t i) const { return interfaces_[i]; }
 void LeasePins::hold(PinnedLeases found, std::span<const starpu_data_handle_t> handles,
                      unsigned node) {
   for (std::size_t i = 0; i < handles.size(); ++i) {
-    ++found[i]->pins;
+    found[i]->state.fetch_add(Lease::kPin, std::memory_order_relaxed);
     interfaces_.push_back(starpu_data_get_interface_on_node(handles[i], node));
   }
   leases_ = std::move(found);
@@ -130,8 +138,8 @@ class LeaseTable {
     auto& v = handles[lease->handle].leases;
     std::erase(v, lease);
     leased_bytes[lease->node] -= lease->bytes;
-    lease->recalled = true;
-    if (lease->pins == 0) give_back(lease);
+    if (lease->state.fetch_or(Lease::kRecalled, std::memory_order_acq_rel) == 0)
+      give_back(lease);
   }
 
   std::shared_ptr<Lease> find(starpu_data_handle_t h, unsigned node,
@@ -156,16 +164,26 @@ void LeasePins::used_by(cl_event done) { unpin(done, false); }
 
 void LeasePins::unpin(cl_event use, bool unevented_use) {
   if (leases_.empty()) return;
-  LeaseTable& t = table();
-  std::lock_guard lock(t.mutex);
-  for (auto& l : leases_) {
-    if (use) {
+  const auto drop_pin = [](const std::shared_ptr<Lease>& l) {
+    // Pins and recalled both went: the recall saw a pin and left the
+    // give-back to this last unpin.
+    if (l->state.fetch_sub(Lease::kPin, std::memory_order_acq_rel) ==
+        Lease::kPin + Lease::kRecalled)
+      give_back(l);
+  };
+  if (use) {
+    std::lock_guard lock(table().mutex);
+    for (auto& l : leases_) {
       clRetainEvent(use);
       l->uses.push_back(use);
       prune(l->uses);
+      drop_pin(l);
     }
-    l->unevented_uses = l->unevented_uses || unevented_use;
-    if (--l->pins == 0 && l->recalled) give_back(l);
+  } else {
+    for (auto& l : leases_) {
+      if (unevented_use) l->unevented_uses.store(true, std::memory_order_relaxed);
+      drop_pin(l);
+    }
   }
   leases_.clear();
 }
