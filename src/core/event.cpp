@@ -67,9 +67,10 @@ void Event::begin_direct(Device* device) {
   executed_on_ = device;
   if (queue_) queue_->went_direct();
   std::unique_lock lock(mutex_);
-  if (!t_submit_) t_submit_ = now_ns();
-  set_status(CL_SUBMITTED, lock);
+  // Submitted and running at once (one clock read; the move to CL_RUNNING
+  // fires CL_SUBMITTED callbacks too).
   t_start_ = now_ns();
+  if (!t_submit_) t_submit_ = t_start_;
   set_status(CL_RUNNING, lock);
 }
 

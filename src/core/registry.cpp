@@ -1,10 +1,14 @@
-// The live-handle registry (see object.h). Every command adds and removes
-// its event, and every API call looks its handles up, so it is sharded
-// (threads enqueuing at once rarely meet) and each shard is an open-
-// addressing table: no allocation per handle, one short critical section.
+// The live-handle registry (see object.h). Every API call looks its handles
+// up, and every event handed out comes and goes, so it is sharded (threads
+// enqueuing at once rarely meet) and each shard is an open-addressing
+// table: no allocation per handle, one short critical section. A thread
+// also remembers the last handle of each kind it found live: a stream of
+// commands on one queue and buffer checks those without a lock until any
+// handle is removed.
 #include "core/object.h"
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -95,14 +99,37 @@ Shard& shard_of(const void* handle) {
   return (*shards)[bits >> 58];  // the top 6 bits: 64 shards
 }
 
+// Bumped after every removal: a thread's remembered handles are live only
+// while it has not moved (a handle freed and its address reused since would
+// otherwise look live).
+std::atomic<std::uint64_t> g_removals{0};
+
+struct Remembered {
+  const void* handle = nullptr;
+  std::uint64_t removals = 0;
+};
+constexpr std::size_t kKinds = static_cast<std::size_t>(ObjectKind::Sampler) + 1;
+thread_local std::array<Remembered, kKinds> t_remembered;
+
 }  // namespace
 
 void add(const void* handle, ObjectKind kind) { shard_of(handle).add(handle, kind); }
 
-void remove(const void* handle) { shard_of(handle).remove(handle); }
+void remove(const void* handle) {
+  shard_of(handle).remove(handle);
+  // After the removal: a lookup that read the count before it and found the
+  // handle remembers an older count, which no longer matches.
+  g_removals.fetch_add(1, std::memory_order_acq_rel);
+}
 
 bool contains(const void* handle, ObjectKind kind) {
-  return handle && shard_of(handle).contains(handle, kind);
+  if (!handle) return false;
+  Remembered& r = t_remembered[static_cast<std::size_t>(kind)];
+  const std::uint64_t removals = g_removals.load(std::memory_order_acquire);
+  if (r.handle == handle && r.removals == removals) return true;
+  if (!shard_of(handle).contains(handle, kind)) return false;
+  r = {handle, removals};
+  return true;
 }
 
 }  // namespace parasol::core::registry

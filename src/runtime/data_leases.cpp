@@ -28,6 +28,9 @@ struct Lease {
   // and the recall comes second sees the other and gives the lease back.
   std::atomic<unsigned> state{0};
   static constexpr unsigned kRecalled = 1, kPin = 2;
+  // The lease itself, from a recall that found it pinned until the last
+  // unpin gave it back: pins are plain pointers.
+  std::shared_ptr<Lease> keep_alive;
   // Retained vendor events of the commands that used it, in about the order
   // they were enqueued on the device's in-order vendor queue. Under the
   // table's lock until the give-back, which only the last holder makes.
@@ -74,11 +77,11 @@ void wait_behind(cl_command_queue queue) {
 // Hands the acquisition back to StarPU once every vendor command that used
 // it has completed. On the deferred thread: it waits, and a release may run
 // StarPU callbacks that must not run under the caller's locks.
-void give_back(const std::shared_ptr<Lease>& lease) {
+void give_back(Lease& lease) {
   cl_command_queue behind =
-      lease->unevented_uses.load(std::memory_order_relaxed) ? lease->device->worker().queue
-                                                            : nullptr;
-  defer_release([uses = std::move(lease->uses), handle = lease->handle, node = lease->node,
+      lease.unevented_uses.load(std::memory_order_relaxed) ? lease.device->worker().queue
+                                                           : nullptr;
+  defer_release([uses = std::move(lease.uses), handle = lease.handle, node = lease.node,
                  behind] {
     if (behind) wait_behind(behind);
     for (cl_event e : uses) {
@@ -88,7 +91,7 @@ void give_back(const std::shared_ptr<Lease>& lease) {
     WorkerDemand demand = WorkerDemand::raise();
     starpu_data_release_on_node(handle, static_cast<int>(node));
   });
-  lease->uses.clear();
+  lease.uses.clear();
 }
 
 }  // namespace
@@ -97,13 +100,13 @@ LeasePins::~LeasePins() { used_by(nullptr); }
 
 void* LeasePins::interface(std::size_t i) const { return interfaces_[i]; }
 
-void LeasePins::hold(PinnedLeases found, std::span<const starpu_data_handle_t> handles,
+void LeasePins::hold(const PinnedLeases& found, std::span<const starpu_data_handle_t> handles,
                      unsigned node) {
   for (std::size_t i = 0; i < handles.size(); ++i) {
     found[i]->state.fetch_add(Lease::kPin, std::memory_order_relaxed);
     interfaces_.push_back(starpu_data_get_interface_on_node(handles[i], node));
   }
-  leases_ = std::move(found);
+  leases_ = found;
 }
 
 class LeaseTable {
@@ -138,16 +141,18 @@ class LeaseTable {
     auto& v = handles[lease->handle].leases;
     std::erase(v, lease);
     leased_bytes[lease->node] -= lease->bytes;
-    if (lease->state.fetch_or(Lease::kRecalled, std::memory_order_acq_rel) == 0)
-      give_back(lease);
+    lease->keep_alive = lease;  // before the mark: a last unpin may follow it at once
+    if (lease->state.fetch_or(Lease::kRecalled, std::memory_order_acq_rel) == 0) {
+      give_back(*lease);
+      lease->keep_alive.reset();
+    }
   }
 
-  std::shared_ptr<Lease> find(starpu_data_handle_t h, unsigned node,
-                              starpu_data_access_mode mode) {
+  Lease* find(starpu_data_handle_t h, unsigned node, starpu_data_access_mode mode) {
     auto it = handles.find(h);
     if (it == handles.end()) return nullptr;
     for (auto& l : it->second.leases)
-      if (l->node == node && covers(l->mode, mode)) return l;
+      if (l->node == node && covers(l->mode, mode)) return l.get();
     return nullptr;
   }
 };
@@ -164,23 +169,25 @@ void LeasePins::used_by(cl_event done) { unpin(done, false); }
 
 void LeasePins::unpin(cl_event use, bool unevented_use) {
   if (leases_.empty()) return;
-  const auto drop_pin = [](const std::shared_ptr<Lease>& l) {
+  const auto drop_pin = [](Lease* l) {
     // Pins and recalled both went: the recall saw a pin and left the
-    // give-back to this last unpin.
+    // give-back, and the lease itself, to this last unpin.
     if (l->state.fetch_sub(Lease::kPin, std::memory_order_acq_rel) ==
-        Lease::kPin + Lease::kRecalled)
-      give_back(l);
+        Lease::kPin + Lease::kRecalled) {
+      give_back(*l);
+      std::shared_ptr<Lease> last = std::move(l->keep_alive);  // l goes with it
+    }
   };
   if (use) {
     std::lock_guard lock(table().mutex);
-    for (auto& l : leases_) {
+    for (Lease* l : leases_) {
       clRetainEvent(use);
       l->uses.push_back(use);
       prune(l->uses);
       drop_pin(l);
     }
   } else {
-    for (auto& l : leases_) {
+    for (Lease* l : leases_) {
       if (unevented_use) l->unevented_uses.store(true, std::memory_order_relaxed);
       drop_pin(l);
     }
@@ -205,16 +212,14 @@ bool DataLeases::pin(const core::Device& device, std::span<const starpu_data_han
     {
       std::lock_guard lock(t.mutex);
       PinnedLeases found;
-      found.reserve(handles.size());
       for (std::size_t i = 0; i < handles.size(); ++i) {
-        auto l = t.find(handles[i], node, modes[i]);
-        if (l)
-          found.push_back(std::move(l));
+        if (Lease* l = t.find(handles[i], node, modes[i]))
+          found.push_back(l);
         else
           missing.push_back(i);
       }
       if (missing.empty()) {
-        out.hold(std::move(found), handles, node);
+        out.hold(found, handles, node);
         return true;
       }
       if (!may_block) return false;
@@ -349,15 +354,16 @@ const core::Device* DataLeases::pin_holder(std::span<const starpu_data_handle_t>
   if (it == t.handles.end()) return nullptr;
   for (auto& first : it->second.leases) {
     if (!covers(first->mode, modes[0])) continue;
-    PinnedLeases found{first};
+    PinnedLeases found;
+    found.push_back(first.get());
     for (std::size_t i = 1; i < handles.size(); ++i) {
-      auto l = t.find(handles[i], first->node, modes[i]);
+      Lease* l = t.find(handles[i], first->node, modes[i]);
       if (!l) break;
-      found.push_back(std::move(l));
+      found.push_back(l);
     }
     if (found.size() != handles.size()) continue;
     const core::Device* holder = first->device;
-    out.hold(std::move(found), handles, first->node);
+    out.hold(found, handles, first->node);
     return holder;
   }
   return nullptr;

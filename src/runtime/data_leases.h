@@ -29,7 +29,6 @@
 #include <span>
 #include <vector>
 
-#include "util/block_pool.h"
 #include "util/small_vector.h"
 
 namespace parasol::core {
@@ -39,8 +38,10 @@ class Device;
 namespace parasol::runtime {
 
 struct Lease;
-// Every direct command pins a list of leases: from the block pool.
-using PinnedLeases = std::vector<std::shared_ptr<Lease>, PoolAllocator<std::shared_ptr<Lease>>>;
+// Every direct command pins a list of leases, in place for the usual few. A
+// pin keeps its lease alive: the table holds it, and once recalled while
+// pinned the lease holds itself until its last unpin (data_leases.cpp).
+using PinnedLeases = SmallVector<Lease*, 4>;
 
 // One direct command's hold on its buffers' leases, from before its vendor
 // enqueue to after it (a recall meanwhile waits for the vendor command).
@@ -66,7 +67,8 @@ class LeasePins {
   // unevented_use: a vendor command without one used the leases.
   void unpin(cl_event use, bool unevented_use);
   // Pins found (one lease per handle, all on node), under the table's lock.
-  void hold(PinnedLeases found, std::span<const starpu_data_handle_t> handles, unsigned node);
+  void hold(const PinnedLeases& found, std::span<const starpu_data_handle_t> handles,
+            unsigned node);
   PinnedLeases leases_;
   SmallVector<void*, 8> interfaces_;
 };

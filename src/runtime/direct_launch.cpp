@@ -93,6 +93,7 @@ struct Pending {
 struct Lane {
   std::mutex order;            // one vendor enqueue + push at a time (DirectSlot, markers)
   unsigned unevented_run = 0;  // under order: launches since the last with an event
+  int unevented_ok = -1;       // under order: may_go_without_event(), once known
   std::mutex mutex;
   std::deque<Pending> fifo;
   std::uint64_t pushed = 0;
@@ -373,8 +374,9 @@ bool may_go_without_event(const core::Device& device) {
 
 DirectSlot::DirectSlot(const core::Event& event)
     : lane_(lane_of(*event.executed_on())), order_(lane_.order) {
+  if (lane_.unevented_ok < 0) lane_.unevented_ok = may_go_without_event(*event.executed_on());
   wants_event_ = completion_mode() != Completion::Waiter || event.profiled() || event.awaited() ||
-                 lane_.unevented_run >= 31 || !may_go_without_event(*event.executed_on());
+                 lane_.unevented_run >= 31 || !lane_.unevented_ok;
 }
 
 void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_event done,

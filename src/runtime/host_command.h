@@ -24,9 +24,9 @@ struct HostAccess {
   core::Ref<core::Buffer> buffer;
   starpu_data_access_mode mode;  // STARPU_R, STARPU_W (whole overwrite) or STARPU_RW
 };
-// From the block pool: made on the enqueuing thread, freed where the
-// command completes.
-using HostAccesses = std::vector<HostAccess, PoolAllocator<HostAccess>>;
+// In place for the usual one or two (a command's object is made on the
+// enqueuing thread and freed where it completes).
+using HostAccesses = SmallVector<HostAccess, 2>;
 
 // The same command done by a vendor, on the direct path: a read or write of
 // the command's one buffer, [offset, offset + size) of its window, from or

@@ -1,29 +1,48 @@
-// A vector of trivially copyable values that keeps its first N in place.
+// A vector that keeps its first N values in place.
 //
 // Every enqueued command builds a few short lists (its buffers' StarPU
-// handles and access modes, its arguments' buffer indexes): with
-// std::vector each cost an allocation on the enqueuing thread and a free on
-// whichever thread completed the command. Only what a command needs of a
-// vector is here.
+// handles and access modes, its arguments' buffer indexes, the buffers a
+// transfer holds): with std::vector each cost an allocation on the
+// enqueuing thread and a free on whichever thread completed the command.
+// Only what a command needs of a vector is here. T: default-constructible
+// and copyable; an unused place holds T{} (a reference type holds nothing).
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <initializer_list>
 #include <span>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace parasol {
 
 template <typename T, std::size_t N>
 class SmallVector {
-  static_assert(std::is_trivially_copyable_v<T>);
-
  public:
   SmallVector() = default;
   explicit SmallVector(std::size_t n, const T& value = T{}) {
     for (std::size_t i = 0; i < n; ++i) push_back(value);
+  }
+  SmallVector(std::initializer_list<T> values) {
+    for (const T& v : values) push_back(v);
+  }
+  SmallVector(const SmallVector&) = default;
+  SmallVector& operator=(const SmallVector&) = default;
+  SmallVector(SmallVector&& o) noexcept
+      : inline_(std::move(o.inline_)), heap_(std::move(o.heap_)), size_(o.size_) {
+    o.clear();
+  }
+  SmallVector& operator=(SmallVector&& o) noexcept {
+    if (this != &o) {
+      inline_ = std::move(o.inline_);
+      heap_ = std::move(o.heap_);
+      size_ = o.size_;
+      o.clear();
+    }
+    return *this;
   }
 
   void push_back(const T& v) {
@@ -31,11 +50,16 @@ class SmallVector {
       inline_[size_++] = v;
       return;
     }
-    if (heap_.empty()) heap_.assign(inline_.begin(), inline_.begin() + size_);
+    if (heap_.empty()) {
+      heap_.reserve(2 * N);
+      for (std::size_t i = 0; i < size_; ++i) heap_.push_back(std::exchange(inline_[i], T{}));
+    }
     heap_.push_back(v);
     ++size_;
   }
   void clear() {
+    if constexpr (!std::is_trivially_copyable_v<T>)
+      for (std::size_t i = 0; i < size_ && i < N; ++i) inline_[i] = T{};
     heap_.clear();
     size_ = 0;
   }
