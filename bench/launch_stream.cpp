@@ -1,0 +1,70 @@
+// One stream of commands on one device queue, nothing else: the program to
+// run under callgrind to count what a launch costs Parasol per command
+// (docs/benchmarks.md), where bench_command_overhead mixes several streams
+// and queues. Prints microseconds per command (best of 5 rounds).
+//
+//   bench_launch_stream [platform-prefix]   (default: Parasol)
+// Environment: BENCH_COMMANDS [4000] per round, BENCH_STREAM [write] or
+// kernel (a 16-item kernel with two arguments, set once), BENCH_DEVICE: the
+// first device whose name contains it (default: the platform's first).
+#include "bench_util.h"
+
+using namespace bench;
+
+int main(int argc, char** argv) {
+  const std::string platform = argc > 1 ? argv[1] : "Parasol";
+  const int n = env_int("BENCH_COMMANDS", 4000);
+  const bool kernels = env_string("BENCH_STREAM", "write") == "kernel";
+  cl_platform_id p = find_platform(platform);
+  auto devs = devices(p);
+  if (devs.empty()) {
+    std::fprintf(stderr, "no device on platform %s\n", platform.c_str());
+    return 1;
+  }
+  cl_device_id dev = devs[0];
+  const std::string want = env_string("BENCH_DEVICE", "");
+  for (cl_device_id d : devs)
+    if (!want.empty() && device_name(d).find(want) != std::string::npos) {
+      dev = d;
+      break;
+    }
+  cl_int err;
+  cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
+  BENCH_CHECK(err);
+  cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+  BENCH_CHECK(err);
+  cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, nullptr, &err);
+  BENCH_CHECK(err);
+  cl_program prog =
+      build(ctx, "__kernel void add(__global float* x, float a) { x[get_global_id(0)] += a; }");
+  cl_kernel k = clCreateKernel(prog, "add", &err);
+  BENCH_CHECK(err);
+  const float a = 1.0f;
+  BENCH_CHECK(clSetKernelArg(k, 0, sizeof buf, &buf));
+  BENCH_CHECK(clSetKernelArg(k, 1, sizeof a, &a));
+  // The buffer on the device first: the stream then runs on the direct path.
+  const size_t items = 16;
+  BENCH_CHECK(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr, nullptr));
+  BENCH_CHECK(clFinish(q));
+
+  float small[16] = {};
+  double secs = best_of(5, [&] {
+    for (int i = 0; i < n; ++i) {
+      if (kernels)
+        BENCH_CHECK(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr, nullptr));
+      else
+        BENCH_CHECK(clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, sizeof small, small, 0, nullptr,
+                                         nullptr));
+    }
+    BENCH_CHECK(clFinish(q));
+  });
+  std::printf("%s on %s (%s): %.3f us per command, %d commands, best of 5\n",
+              kernels ? "16-item kernel" : "64-byte write", device_name(dev).c_str(),
+              platform.c_str(), secs * 1e6 / n, n);
+  clReleaseKernel(k);
+  clReleaseProgram(prog);
+  clReleaseMemObject(buf);
+  clReleaseCommandQueue(q);
+  clReleaseContext(ctx);
+  return 0;
+}
