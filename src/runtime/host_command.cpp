@@ -17,7 +17,9 @@ namespace parasol::runtime {
 HostCommand::HostCommand(HostAccesses accesses, std::function<cl_int()> body,
                          std::size_t bytes, std::optional<VendorTransfer> vendor_form)
     : accesses_(std::move(accesses)), body_(std::move(body)), bytes_(bytes),
-      vendor_form_(vendor_form) {
+      vendor_form_(vendor_form) {}
+
+void HostCommand::plan_acquires() {
   // One acquire per StarPU handle (sub-buffers share their parent's), in
   // address order so two commands never wait on each other's half.
   for (const auto& a : accesses_) {
@@ -35,6 +37,7 @@ HostCommand::HostCommand(HostAccesses accesses, std::function<cl_int()> body,
 
 void HostCommand::launch(core::Event& event) {
   event_ = &event;
+  plan_acquires();
   SmallVector<starpu_data_handle_t, 2> handles;
   SmallVector<starpu_data_access_mode, 2> modes;
   for (const Acquire& a : acquires_) {

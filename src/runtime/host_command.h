@@ -52,6 +52,8 @@ class HostCommand final : public core::Command {
   bool launch_direct(core::Event& event, std::span<core::Event* const> deps) override;
 
  private:
+  // StarPU's path only (a direct transfer never needs it).
+  void plan_acquires();
   static void on_acquired(void* self);
   void acquire_next();
   cl_int copy_in_main_ram() const;  // the vendor form, done by the host
