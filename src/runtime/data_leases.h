@@ -25,7 +25,6 @@
 #include <CL/cl.h>
 #include <starpu.h>
 
-#include <memory>
 #include <span>
 #include <vector>
 

@@ -9,13 +9,11 @@
 #include <functional>
 #include <optional>
 #include <span>
-#include <vector>
 
 #include "core/buffer.h"
 #include "core/event.h"
 #include "runtime/data_leases.h"
 #include "runtime/worker_parking.h"
-#include "util/block_pool.h"
 #include "util/small_vector.h"
 
 namespace parasol::runtime {
