@@ -352,7 +352,7 @@ TEST_CASE("a context-queue write goes where the data is under heft, to main RAM 
   }
 }
 
-TEST_CASE("a copy between buffers on a device is done by its vendor; later users see it") {
+TEST_CASE("a copy between buffers on a device is done by its vendor, and later users see it") {
   TwoDevices d;
   auto& [devs, ctx, qa, qb, qc, prog, k] = d;
   const size_t n = 4096, bytes = n * sizeof(float), quarter = n / 4;

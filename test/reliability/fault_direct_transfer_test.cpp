@@ -88,7 +88,7 @@ TEST_CASE("a direct write the vendor refuses fails its event and leaves the buff
   CHECK(r.read_all(r.a) == r.expect);
 }
 
-TEST_CASE("a direct read that fails on the vendor fails its event; blocking, the call says so") {
+TEST_CASE("a direct read that fails on the vendor fails its event, and the blocking read says so") {
   Resident r;
   std::vector<float> part(kPartFloats, -1.0f);
   FaultScope f("exec_fail -4\ntransfer_bytes 100");
@@ -102,7 +102,7 @@ TEST_CASE("a direct read that fails on the vendor fails its event; blocking, the
                             nullptr) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
 }
 
-TEST_CASE("a direct copy the vendor refuses fails its event; the queue goes on") {
+TEST_CASE("a direct copy the vendor refuses fails its event, and the queue goes on") {
   Resident r;
   Event c;
   {
