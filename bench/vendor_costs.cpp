@@ -8,7 +8,7 @@
 //
 //   bench_vendor_costs [vendor-platform-prefix]   (default: the first platform)
 // Environment: BENCH_COMMANDS [2000] per stream, BENCH_ROUNDS [5] (best of),
-// BENCH_STREAM [kernel] or write.
+// BENCH_STREAM [kernel] or write, BENCH_OWN_NS [1000] (the pipelined cases).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -116,6 +116,58 @@ class Waiter {
   std::thread thread_;
 };
 
+// A second thread that makes the vendor calls the stream's thread hands it
+// (a single-producer ring, the submitter spinning while the stream runs):
+// whether a pipelined launch, the application's thread doing only its own
+// part, runs at the vendor's own rate.
+class Submitter {
+ public:
+  explicit Submitter(Stream& s) : s_(s), thread_([this] { run(); }) {}
+  ~Submitter() {
+    stop_.store(true, std::memory_order_release);
+    thread_.join();
+  }
+  void push(bool want_event) {
+    const unsigned t = tail_.load(std::memory_order_relaxed);
+    while (t - head_.load(std::memory_order_acquire) == kSize) __builtin_ia32_pause();
+    want_[t % kSize] = want_event;
+    tail_.store(t + 1, std::memory_order_release);
+  }
+  void drain() {
+    while (head_.load(std::memory_order_acquire) != tail_.load(std::memory_order_relaxed))
+      __builtin_ia32_pause();
+  }
+
+ private:
+  static constexpr unsigned kSize = 1024;
+  void run() {
+    for (;;) {
+      const unsigned h = head_.load(std::memory_order_relaxed);
+      if (h == tail_.load(std::memory_order_acquire)) {
+        if (stop_.load(std::memory_order_acquire)) return;
+        __builtin_ia32_pause();
+        continue;
+      }
+      if (cl_event e = s_.launch(want_[h % kSize])) clReleaseEvent(e);
+      head_.store(h + 1, std::memory_order_release);
+    }
+  }
+  Stream& s_;
+  bool want_[kSize] = {};
+  alignas(64) std::atomic<unsigned> head_{0};
+  alignas(64) std::atomic<unsigned> tail_{0};
+  alignas(64) std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// About `ns` of the application thread's own work (a stand-in for a
+// runtime's part of a launch).
+void busy(int ns) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
 void CL_CALLBACK count_done(cl_event e, cl_int, void* counter) {
   static_cast<std::atomic<int>*>(counter)->fetch_add(1, std::memory_order_relaxed);
   clReleaseEvent(e);
@@ -168,6 +220,25 @@ int main(int argc, char** argv) {
         if (cl_event e = s.launch(!every32 || i % 32 == 31 || i == n - 1)) w.push(e);
       BENCH_CHECK(clFlush(s.q));
       w.drain();
+    };
+  };
+  const int own_ns = env_int("BENCH_OWN_NS", 1000);
+  auto inline_own = [&] {
+    for (int i = 0; i < n; ++i) {
+      busy(own_ns);
+      s.launch(false);
+    }
+    BENCH_CHECK(clFinish(s.q));
+  };
+  auto piped = [&](int ns) {
+    return [&, ns] {
+      Submitter sub(s);
+      for (int i = 0; i < n; ++i) {
+        if (ns) busy(ns);
+        sub.push(false);
+      }
+      sub.drain();
+      BENCH_CHECK(clFinish(s.q));
     };
   };
   std::vector<Case> cases = {
@@ -234,6 +305,9 @@ int main(int argc, char** argv) {
          BENCH_CHECK(clFlush(s.q));
          w.drain();
        }},
+      {"BENCH_OWN_NS of own work per command, then the vendor call", inline_own},
+      {"vendor calls from a second thread, nothing else", piped(0)},
+      {"BENCH_OWN_NS of own work, vendor calls from a second thread", piped(own_ns)},
   };
   for (auto& c : cases) c.run();  // warm-up
   std::vector<double> us(cases.size(), 1e30);

@@ -122,3 +122,29 @@ TEST_CASE("a direct copy the vendor refuses fails its event, and the queue goes 
   for (float& v : want) v += 1.0f;
   CHECK(r.read_all(r.b) == want);
 }
+
+// Enqueued at once behind the refused write, before anyone waited for it:
+// the kernel naming it in its wait list fails with it, the one after it in
+// queue order only runs (queue order does not propagate failures).
+TEST_CASE("a kernel waiting for a refused write fails with it, the queue goes on") {
+  Resident r;
+  std::vector<float> part(kPartFloats, 99.0f);
+  Event w, k1, k2;
+  {
+    FaultScope f("enqueue_fail -5\ntransfer_bytes 100");
+    CL_REQUIRE(clEnqueueWriteBuffer(r.q, r.a, CL_FALSE, kOffset, kPartBytes, part.data(), 0,
+                                    nullptr, &w));
+    set_args(r.k, r.a.m, 3.0f, 0.0f);
+    CL_REQUIRE(clEnqueueNDRangeKernel(r.q, r.k, 1, nullptr, &kN, nullptr, 1, &w.e, &k1));
+    set_args(r.k, r.a.m, 1.0f, 1.0f);
+    CL_REQUIRE(clEnqueueNDRangeKernel(r.q, r.k, 1, nullptr, &kN, nullptr, 0, nullptr, &k2));
+    CL_REQUIRE(clFinish(r.q));
+  }
+  CHECK(event_status(w) == CL_OUT_OF_RESOURCES);
+  CHECK(event_status(k1) == CL_OUT_OF_RESOURCES);
+  CHECK(event_status(k2) == CL_COMPLETE);
+  // Neither the write nor the first kernel touched the data: only the second.
+  std::vector<float> want = r.expect;
+  for (float& v : want) v += 1.0f;
+  CHECK(r.read_all(r.a) == want);
+}
