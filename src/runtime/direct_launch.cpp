@@ -356,9 +356,10 @@ void wake_waiter(Lane& lane, const core::Device& device) {
 // (PARASOL_DIRECT_EVENTS): by default ("auto") only on NVIDIA, where an
 // execution error is CUDA's sticky error that fails every later command
 // and marker as well, so the later event proving a command done carries
-// its failure too; a vendor that fails one command alone (the test suite's
-// fault vendor) would have it look successful. "batched": on every vendor
-// (the test suite runs the direct-path tests so); "each": never.
+// its failure too; a vendor that fails one command alone (PoCL) would
+// have it look successful. "batched": on every vendor (the test suite runs
+// the direct-path tests so, and its fault vendor's execution errors are
+// sticky like CUDA's); "each": never.
 bool may_go_without_event(const core::Device& device) {
   enum class Events { Auto, Batched, Each };
   static const Events setting = [] {

@@ -10,13 +10,14 @@
 // on every call that can inject one (see README.md in this folder).
 #include <CL/cl_icd.h>
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -41,7 +42,13 @@ struct _cl_context {
   void(CL_CALLBACK* notify)(const char*, const void*, size_t, void*) = nullptr;
   void* notify_data = nullptr;
 };
-struct _cl_command_queue { const cl_icd_dispatch* dispatch; cl_command_queue vendor; };
+struct _cl_command_queue {
+  const cl_icd_dispatch* dispatch;
+  cl_command_queue vendor;
+  // A command failed here under exec_fail (sticky_fault() below): the
+  // control file's epoch then, high 32 bits, and the status, low 32; 0: none.
+  std::atomic<std::uint64_t> sticky{0};
+};
 struct _cl_mem { const cl_icd_dispatch* dispatch; cl_mem vendor; };
 struct _cl_program {
   const cl_icd_dispatch* dispatch;
@@ -91,6 +98,7 @@ Registry<H>& registry() {
 }
 
 inline void reset_state(cl_event e) { e->exec_fault = 0; }
+inline void reset_state(cl_command_queue q) { q->sticky = 0; }
 inline void reset_state(cl_program p) { p->build_fault = false; }
 inline void reset_state(cl_context c) { c->notify = nullptr; c->notify_data = nullptr; }
 template <typename H>
@@ -179,13 +187,53 @@ struct Faults {
   long global_mem_mb = 0;
   std::string kernel_filter;  // empty: every kernel
   long transfer_bytes = 0;    // > 0: the faults hit transfers of that size, not kernels
+  std::uint32_t epoch = 0;    // the control file's version these come from
 };
+
+// The control file as last read: which file (a FaultScope writes a new one
+// and renames it into place), when written, how big; absent: no file.
+struct ControlId {
+  bool present = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  long mtime_s = 0, mtime_ns = 0, ctime_s = 0, ctime_ns = 0;
+  bool operator==(const ControlId&) const = default;
+};
+
+// The epoch of the control file read as `id`: it moves on whenever a read
+// finds another file than the last read did (written anew, or removed), so
+// that a new control, or none, ends the sticky failures of the old one.
+std::uint32_t control_epoch(const ControlId& id) {
+  static std::mutex mutex;
+  static ControlId last;
+  static std::uint32_t epoch = 1;
+  std::lock_guard lock(mutex);
+  if (!(id == last)) {
+    last = id;
+    if (++epoch == 0) epoch = 1;
+  }
+  return epoch;
+}
 
 Faults read_faults() {
   Faults f;
   const char* path = std::getenv("PARASOL_FAULT_CONTROL");
-  if (!path || !*path) return f;
-  std::ifstream in(path);
+  std::FILE* file = path && *path ? std::fopen(path, "r") : nullptr;
+  ControlId id;
+  std::string text;
+  if (file) {  // the identity and the text of one open file: one version
+    struct stat st {};
+    if (fstat(fileno(file), &st) == 0) {
+      id = {true, st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+            st.st_ctim.tv_sec, st.st_ctim.tv_nsec};
+    }
+    char buf[512];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, file)) > 0;) text.append(buf, n);
+    std::fclose(file);
+  }
+  f.epoch = control_epoch(id);
+  std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     std::istringstream words(line);
     std::string key;
@@ -277,6 +325,39 @@ R no_such_function(A... args) {
 
 void fix_info(cl_uint param, void* value, size_t size);
 
+// ---------------------------------------------------------------------------
+// Sticky execution failures. On NVIDIA an execution error is CUDA's sticky
+// error: every later command, marker and barrier of the context fails with
+// it, and Parasol relies on that to prove commands enqueued without an event
+// done by a later event (runtime/direct_launch.cpp, may_go_without_event).
+// So here too: once a command failed under exec_fail on a queue (with or
+// without an event), every later event of that queue ends with its status,
+// until the control file changes (a new control, or none).
+
+std::uint64_t sticky_value(const Faults& f) {
+  return std::uint64_t{f.epoch} << 32 | static_cast<std::uint32_t>(f.exec_fail);
+}
+
+// The status later events of the queue end with: negative while a command
+// failed there under the control file still in place, else 0.
+cl_int sticky_fault(cl_command_queue queue) {
+  std::uint64_t s = queue->sticky;
+  if (s == 0) return 0;  // the common case: no control file read
+  if (static_cast<std::uint32_t>(s >> 32) != read_faults().epoch) {
+    queue->sticky.compare_exchange_strong(s, 0);  // let the next one skip the read
+    return 0;
+  }
+  return static_cast<cl_int>(static_cast<std::uint32_t>(s));
+}
+
+// After a command was enqueued on a queue (every clEnqueue*, forwarded or
+// not, goes through Forward::call): its event, if any, ends with the queue's
+// sticky failure.
+void stick(cl_command_queue queue, cl_event* event) {
+  if (!queue || !event || !*event) return;
+  if (cl_int status = sticky_fault(queue); status < 0) (*event)->exec_fault = status;
+}
+
 template <typename Fn, Fn cl_icd_dispatch::*Slot>
 struct Forward;
 
@@ -288,6 +369,13 @@ struct Forward<R(CL_API_CALL*)(A...), Slot> {
   using At = std::tuple_element_t<I, Args>;
   template <size_t I>
   static constexpr bool after_count = I > 0 && std::is_same_v<At<I - (I > 0)>, cl_uint>;
+  // clEnqueue*: (cl_command_queue, ..., cl_event* event), returning cl_int.
+  static constexpr bool is_enqueue = [] {
+    if constexpr (N >= 2 && std::is_same_v<R, cl_int>)
+      return std::is_same_v<At<0>, cl_command_queue> && std::is_same_v<At<N - 1>, cl_event*>;
+    else
+      return false;
+  }();
   // clGet*Info: (..., cl_uint param_name, size_t size, void* value, size_t* size_ret).
   static constexpr bool is_info = [] {
     if constexpr (N >= 4)
@@ -375,6 +463,9 @@ struct Forward<R(CL_API_CALL*)(A...), Slot> {
     } else {
       R r = run(all);
       outs(all);
+      if constexpr (is_enqueue) {
+        if (r == CL_SUCCESS) stick(std::get<0>(f.user), std::get<N - 1>(f.user));
+      }
       if constexpr (is_info) {
         if (r == CL_SUCCESS) {
           size_t* size = std::get<N - 1>(f.user);
@@ -587,12 +678,21 @@ std::string kernel_name(cl_kernel k) {
 }
 
 // Applies the enqueue-time faults to a command they hit; enqueue() forwards it.
+// A command failed by exec_fail, with or without an event, makes its queue
+// fail every later event too (sticky_fault()).
 template <typename Enqueue>
-cl_int faulted(const Faults& f, cl_event* event, Enqueue enqueue) {
+cl_int faulted(const Faults& f, cl_command_queue queue, cl_event* event, Enqueue enqueue) {
   if (f.enqueue_fail != CL_SUCCESS) return f.enqueue_fail;
   if (f.slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(f.slow_ms));
+  if (f.exec_fail >= 0) return enqueue(event);
+  // Sticky from before the vendor has the command: one another thread
+  // enqueues meanwhile may count as later (failed), never as a later one
+  // that succeeded.
+  std::uint64_t sticky = sticky_value(f);
+  std::uint64_t before = queue->sticky.exchange(sticky);
   cl_int err = enqueue(event);
-  if (err == CL_SUCCESS && event && *event && f.exec_fail < 0) (*event)->exec_fault = f.exec_fail;
+  if (err != CL_SUCCESS) queue->sticky.compare_exchange_strong(sticky, before);
+  else if (event && *event) (*event)->exec_fault = f.exec_fail;
   return err;
 }
 
@@ -612,7 +712,7 @@ cl_int launch(cl_command_queue queue, cl_kernel kernel, cl_event* event, Enqueue
   }
   bool hit = f.transfer_bytes <= 0 &&
              (f.kernel_filter.empty() || f.kernel_filter == kernel_name(kernel));
-  return hit ? faulted(f, event, enqueue) : enqueue(event);
+  return hit ? faulted(f, queue, event, enqueue) : enqueue(event);
 }
 
 // A buffer transfer, with the faults of the control file when transfer_bytes
@@ -624,7 +724,7 @@ cl_int transfer(cl_command_queue queue, size_t bytes, cl_event* event, Enqueue e
   if (!queue || !is_wrapper(queue)) return CL_INVALID_COMMAND_QUEUE;
   Faults f = read_faults();
   bool hit = f.transfer_bytes > 0 && static_cast<size_t>(f.transfer_bytes) == bytes;
-  return hit ? faulted(f, event, enqueue) : enqueue(event);
+  return hit ? faulted(f, queue, event, enqueue) : enqueue(event);
 }
 
 cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue queue, cl_mem mem, cl_bool blocking,

@@ -234,6 +234,64 @@ TEST_CASE("exec_fail: the kernel enqueues, its event ends with the status") {
   CHECK(reported_event.load() == e.e);
 }
 
+TEST_CASE("exec_fail is sticky: after a failed command, even one without an event, every later "
+          "event of its queue fails, until the control changes") {
+  Setup s;
+  Queue other{s.ctx, s.dev};
+  std::vector<float> part(25);
+  const size_t bytes = part.size() * sizeof(float);
+  set_args(s.twice, s.mc.m);
+  {
+    FaultScope f("exec_fail -4\nkernel_filter vadd");
+    CL_REQUIRE(s.launch_vadd(nullptr));  // fails, with no event to say so
+    Event marker;
+    CL_REQUIRE(clEnqueueMarkerWithWaitList(s.q, 0, nullptr, &marker));
+    CHECK(clWaitForEvents(1, &marker.e) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    CHECK(event_status(marker) == -4);
+
+    // Every other kind of later event too: the 1.1 marker, a barrier, a
+    // kernel the filter spares, a transfer.
+    Event marker11, barrier, spared, read;
+    CL_REQUIRE(clEnqueueMarker(s.q, &marker11));
+    CL_REQUIRE(clEnqueueBarrierWithWaitList(s.q, 0, nullptr, &barrier));
+    CL_REQUIRE(clEnqueueNDRangeKernel(s.q, s.twice, 1, nullptr, &kN, nullptr, 0, nullptr, &spared));
+    CL_REQUIRE(clEnqueueReadBuffer(s.q, s.ma, CL_FALSE, 0, bytes, part.data(), 0, nullptr, &read));
+    cl_event later[] = {marker11, barrier, spared, read};
+    CHECK(clWaitForEvents(4, later) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    for (cl_event e : later) CHECK(event_status(e) == -4);
+    // clFinish does not report it (as for a failed command with an event).
+    CL_REQUIRE(clFinish(s.q));
+
+    // Only that queue.
+    Event elsewhere;
+    CL_REQUIRE(clEnqueueMarkerWithWaitList(other, 0, nullptr, &elsewhere));
+    CL_REQUIRE(clWaitForEvents(1, &elsewhere.e));
+    CHECK(event_status(elsewhere) == CL_COMPLETE);
+
+    // A new control, even the same text, starts afresh.
+    fault_test::faults.set("exec_fail -4\nkernel_filter vadd");
+    Event fresh;
+    CL_REQUIRE(clEnqueueMarkerWithWaitList(s.q, 0, nullptr, &fresh));
+    CL_REQUIRE(clWaitForEvents(1, &fresh.e));
+    CHECK(event_status(fresh) == CL_COMPLETE);
+    CL_REQUIRE(s.launch_vadd(nullptr));  // fails again: sticky again
+    Event again;
+    CL_REQUIRE(clEnqueueMarkerWithWaitList(s.q, 0, nullptr, &again));
+    CHECK(clWaitForEvents(1, &again.e) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    CHECK(event_status(again) == -4);
+  }
+  // The control reset: a new marker succeeds, and so does the kernel.
+  Event marker;
+  CL_REQUIRE(clEnqueueMarkerWithWaitList(s.q, 0, nullptr, &marker));
+  CL_REQUIRE(clWaitForEvents(1, &marker.e));
+  CHECK(event_status(marker) == CL_COMPLETE);
+  Event e;
+  CL_REQUIRE(s.launch_vadd(&e));
+  CL_REQUIRE(clWaitForEvents(1, &e.e));
+  CHECK(event_status(e) == CL_COMPLETE);
+  s.check_sum();
+}
+
 TEST_CASE("slow_ms: each launch takes at least that long") {
   Setup s;
   FaultScope f("slow_ms 300");

@@ -3,8 +3,11 @@
 // By default only NVIDIA's commands go so, because an execution error there
 // fails every later command too. This binary forces it on the Fault Device
 // (PARASOL_DIRECT_EVENTS=batched): when the proving event fails, the commands
-// it proves are reported failed as well, never silently successful.
+// it proves are reported failed as well, never silently successful. The
+// proof may be a marker Parasol enqueued; the fault vendor's exec_fail fails
+// it, as CUDA's sticky errors would (test/fault-vendor/README.md).
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "fault_control.h"
@@ -22,9 +25,9 @@ namespace {
 // Before main(): Parasol reads it at its first direct launch.
 const bool kBatched = (setenv("PARASOL_DIRECT_EVENTS", "batched", 1), true);
 
-}  // namespace
-
-TEST_CASE("a failed event fails the commands without events that it proves done") {
+// 32 launches on the Fault Device under `control`, which fails them: every
+// one is reported failed. Then, without faults, the queue goes on.
+void check_failed_stream(const std::string& control) {
   REQUIRE(kBatched);
   cl_device_id fd = fault_device();
   Context ctx({fd});
@@ -35,11 +38,9 @@ TEST_CASE("a failed event fails the commands without events that it proves done"
   Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
   set_args(k, buf.m, 2.0f, 0.5f);
 
-  // 32 launches: the first 31 go without an event (the device's first
-  // direct commands), the 32nd asks for one, and the vendor fails it.
   std::vector<Event> failed(32);
   {
-    FaultScope f("exec_fail -4");
+    FaultScope f(control);
     for (auto& e : failed)
       CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &kN, nullptr, 0, nullptr, &e));
     CHECK(clWaitForEvents(1, &failed.back().e) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
@@ -66,4 +67,22 @@ TEST_CASE("a failed event fails the commands without events that it proves done"
     wrong += out[i] != Approx(v).epsilon(1e-5);
   }
   CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("a failed event fails the commands without events that it proves done") {
+  // The first 31 launches go without an event (the device's first direct
+  // commands), the 32nd asks for one, and the vendor fails it; unless a slow
+  // run let the waiter push a marker meanwhile (next case).
+  check_failed_stream("exec_fail -4");
+}
+
+TEST_CASE("a failed marker fails the commands without events that it proves done") {
+  // Each launch takes 2 ms in the vendor: the waiter's markers (pushed once
+  // the stream paused 200 us) come between them and restart the count, so no
+  // launch asks for an event and markers prove them all done. The marker
+  // behind a failed command fails as well (the fault vendor's exec_fail is
+  // sticky): with a marker that succeeded, this reported 0 of 32 failed.
+  check_failed_stream("exec_fail -4\nslow_ms 2");
 }
