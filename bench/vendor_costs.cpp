@@ -116,6 +116,13 @@ class Waiter {
   std::thread thread_;
 };
 
+// A spinning thread's pause between two looks (x86's PAUSE; elsewhere none).
+inline void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 // A second thread that makes the vendor calls the stream's thread hands it
 // (a single-producer ring, the submitter spinning while the stream runs):
 // whether a pipelined launch, the application's thread doing only its own
@@ -129,13 +136,13 @@ class Submitter {
   }
   void push(bool want_event) {
     const unsigned t = tail_.load(std::memory_order_relaxed);
-    while (t - head_.load(std::memory_order_acquire) == kSize) __builtin_ia32_pause();
+    while (t - head_.load(std::memory_order_acquire) == kSize) spin_pause();
     want_[t % kSize] = want_event;
     tail_.store(t + 1, std::memory_order_release);
   }
   void drain() {
     while (head_.load(std::memory_order_acquire) != tail_.load(std::memory_order_relaxed))
-      __builtin_ia32_pause();
+      spin_pause();
   }
 
  private:
@@ -145,7 +152,7 @@ class Submitter {
       const unsigned h = head_.load(std::memory_order_relaxed);
       if (h == tail_.load(std::memory_order_acquire)) {
         if (stop_.load(std::memory_order_acquire)) return;
-        __builtin_ia32_pause();
+        spin_pause();
         continue;
       }
       if (cl_event e = s_.launch(want_[h % kSize])) clReleaseEvent(e);
