@@ -48,7 +48,7 @@ Ref<Event> CommandQueue::enqueue(cl_command_type type, std::unique_ptr<Command> 
     for (Event* e : wait_list) deps.push_back(e);
     if (previous) deps.push_back(previous.get());
     for (auto& e : since) deps.push_back(e.get());
-    if (w->launch_direct(*event, {deps.data(), deps.size()})) return event;
+    if (w->launch_direct(*event, {deps.data(), deps.size()}, wait_list)) return event;
     if (runtime::all_complete({deps.data(), deps.size()})) event->direct_refused_when_ready();
   }
   for (Event* e : wait_list) event->depend_on(e);

@@ -6,6 +6,8 @@
 #include "runtime/direct_launch.h"
 #include "util/callback_scope.h"
 #include "util/clock.h"
+#include "util/error_name.h"
+#include "util/log.h"
 
 namespace parasol::core {
 namespace {
@@ -60,10 +62,12 @@ void Event::depend_on(Event* dependency, bool propagate_failure) {
   dependency->flush_direct();
 }
 
-void Event::begin_direct(Device* device) {
+void Event::begin_direct(Device* device, std::span<Event* const> named) {
   // As start() (unless launched through it, its dependencies done first):
   // complete() gives the reference back.
   if (!in_flight_.exchange(true, std::memory_order_acq_rel)) retain();
+  for (Event* e : named)
+    if (!e->finished()) hold_for(e);
   executed_on_ = device;
   if (queue_) queue_->went_direct();
   std::unique_lock lock(mutex_);
@@ -72,6 +76,36 @@ void Event::begin_direct(Device* device) {
   t_start_ = now_ns();
   if (!t_submit_) t_submit_ = t_start_;
   set_status(CL_RUNNING, lock);
+}
+
+void Event::hold_for(Event* dependency) {
+  // Counted before the vendor has the command, so nothing can end it yet.
+  if (!holding_.exchange(true, std::memory_order_relaxed)) held_.store(1, std::memory_order_relaxed);
+  std::unique_lock lock(dependency->mutex_);
+  if (dependency->status_ <= CL_COMPLETE) {  // ended meanwhile
+    if (dependency->status_ < 0) {
+      cl_int expected = CL_SUCCESS;
+      dependency_error_.compare_exchange_strong(expected, dependency->status_.load());
+    }
+    return;
+  }
+  held_.fetch_add(1, std::memory_order_relaxed);
+  // No flush_direct(): it is ahead of this command on the same in-order
+  // vendor queue, so whatever makes this one progress makes it progress.
+  dependency->successors_.push_back({Ref<Event>(this), true, true});
+}
+
+void Event::settle(cl_int dependency_status) {
+  if (dependency_status < 0) {
+    cl_int expected = CL_SUCCESS;
+    dependency_error_.compare_exchange_strong(expected, dependency_status);
+  }
+  if (held_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  const cl_int err = dependency_error_.load();
+  if (err != CL_SUCCESS && own_status_ == CL_COMPLETE)
+    log::warn("event ", id_, ": the vendor ran its command, but an event of its wait list failed (",
+              error_name(err), ", ", err, "): it fails too, and what it wrote is not to be trusted");
+  finish(err != CL_SUCCESS ? err : own_status_);
 }
 
 void Event::queued_direct(cl_event done) {
@@ -143,7 +177,7 @@ void Event::launch_now() {
   // off the direct path.)
   if (!direct_refused_when_ready_) {
     runtime::take_lease_wait_needed();  // a note left by an earlier attempt here
-    if (work_->launch_direct(*this, {})) return;
+    if (work_->launch_direct(*this, {}, {})) return;
     // On a StarPU thread, which may not wait for a lease: the launcher
     // thread may (a step of nbody that followed a StarPU update went
     // through StarPU whole, and heft gave PoCL one of its blocks).
@@ -185,6 +219,16 @@ void Event::set_status(cl_int status, std::unique_lock<std::mutex>& lock) {
 }
 
 void Event::complete(cl_int status) {
+  if (holding_.load(std::memory_order_acquire)) {
+    if (own_end_seen_.exchange(true)) return;  // later calls are ignored
+    own_status_ = status;
+    settle(CL_COMPLETE);
+    return;
+  }
+  finish(status);
+}
+
+void Event::finish(cl_int status) {
   std::vector<Successor> successors;
   std::unique_ptr<Command> work;
   Ref<Event> keep(this);
@@ -201,7 +245,12 @@ void Event::complete(cl_int status) {
   }
   done_.notify_all();
   work.reset();
-  for (auto& s : successors) s.event->dependency_finished(status, s.propagate_failure);
+  for (auto& s : successors) {
+    if (s.holds_direct)
+      s.event->settle(status);
+    else
+      s.event->dependency_finished(status, s.propagate_failure);
+  }
   if (queue_) queue_->command_finished();
   if (in_flight_.exchange(false, std::memory_order_acq_rel)) release();
 }

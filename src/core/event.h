@@ -4,7 +4,9 @@
 // StarPU (or to the host-side data path) only once every event it waits for
 // has completed. So user events, markers, barriers and failures all follow
 // one rule, and StarPU only ever sees work that can run now. A command whose
-// dependency failed does not run: its event takes the same negative status.
+// dependency failed does not run: its event takes the same negative status
+// (a direct command already queued behind it on the vendor may have run; its
+// event takes that status all the same: begin_direct()).
 #pragma once
 
 #include <condition_variable>
@@ -33,8 +35,13 @@ class Command : public Pooled {
   virtual void launch(Event& event) = 0;
   // At enqueue, before any dependency is wired: sends the command straight
   // to a device's vendor queue when its dependencies and data allow it
-  // (runtime/direct_launch.h); false leaves it to launch().
-  virtual bool launch_direct(Event&, std::span<Event* const> /*deps*/) { return false; }
+  // (runtime/direct_launch.h); false leaves it to launch(). deps: every
+  // event it waits for; named: those of them its wait list names (their
+  // failure is its own, Event::begin_direct()).
+  virtual bool launch_direct(Event&, std::span<Event* const> /*deps*/,
+                             std::span<Event* const> /*named*/) {
+    return false;
+  }
 };
 
 struct EventCallback {
@@ -85,7 +92,12 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   // begin_direct() before the vendor enqueue (the event is in flight and
   // running on device), then queued_direct() once the command is on the
   // vendor's queue: later commands for that device may queue behind it.
-  void begin_direct(Device* device);
+  // named: the events its wait list names. Those still running (queued
+  // before it on device's vendor queue) hold its completion back until they
+  // end, and a failure of theirs becomes its own, as on StarPU's path,
+  // where it would not have run: the vendor runs it anyway (PoCL, unlike
+  // CUDA, fails one command alone), so its event must say its inputs failed.
+  void begin_direct(Device* device, std::span<Event* const> named = {});
   // done: the vendor's event, a reference the event takes over (released
   // with the event); null for a command enqueued without one.
   void queued_direct(cl_event done);
@@ -132,6 +144,12 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
  private:
   void dependency_finished(cl_int status, bool propagate_failure);
   void launch_now();  // every dependency is done
+  // A direct command's wait-list event still running (begin_direct()).
+  void hold_for(Event* dependency);
+  // One of the things a held-back direct command waits for ended (its own
+  // vendor completion, or a held_for() event's with dependency_status).
+  void settle(cl_int dependency_status);
+  void finish(cl_int status);  // complete()'s work
   void set_status(cl_int status, std::unique_lock<std::mutex>& lock);
 
   std::uint64_t id_;
@@ -150,6 +168,7 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   struct Successor {
     Ref<Event> event;
     bool propagate_failure;
+    bool holds_direct = false;  // event is a direct command held for this one (hold_for())
   };
   std::vector<Successor> successors_;
   std::vector<EventCallback> callbacks_;
@@ -163,6 +182,13 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   std::atomic<bool> direct_armed_{false};
   std::atomic<bool> awaited_{false};
   bool direct_refused_when_ready_ = false;
+  // hold_for(): set before the vendor has the command, read by whoever
+  // completes it. held_ counts the command's own completion (once called)
+  // and the held_for() events still running; the last to end finishes it.
+  std::atomic<bool> holding_{false};
+  std::atomic<bool> own_end_seen_{false};
+  std::atomic<int> held_{0};
+  cl_int own_status_ = CL_COMPLETE;  // complete()'s, while held
   cl_uint partitioning_factor_ = 0;  // start() took a reference complete() gives back
 
   std::uint64_t t_queued_ = 0, t_submit_ = 0, t_start_ = 0, t_end_ = 0;

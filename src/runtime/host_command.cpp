@@ -66,7 +66,8 @@ void HostCommand::acquire_next() {
   event_->complete(status);  // may destroy this command: nothing after
 }
 
-bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const> deps) {
+bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const> deps,
+                                std::span<core::Event* const> named) {
   if (!vendor_form_ || !direct_path_enabled()) return false;
   SmallVector<starpu_data_handle_t, 2> handles;
   SmallVector<starpu_data_access_mode, 2> modes;  // W for a whole overwrite: its lease brings no data
@@ -91,7 +92,7 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
     }
   }
   event_ = &event;
-  event.begin_direct(device);
+  event.begin_direct(device, named);
   static constexpr const char* kWhat[] = {"read", "write", "copy"};
   const char* what = kWhat[static_cast<int>(vendor_form_->kind)];
   log::debug(what, " (event ", event.id(), ") goes directly to ", device->name(), " [",

@@ -47,7 +47,8 @@ class HostCommand final : public core::Command {
   HostCommand(HostAccesses accesses, std::function<cl_int()> body,
               std::size_t bytes = 0, std::optional<VendorTransfer> vendor_form = {});
   void launch(core::Event& event) override;
-  bool launch_direct(core::Event& event, std::span<core::Event* const> deps) override;
+  bool launch_direct(core::Event& event, std::span<core::Event* const> deps,
+                     std::span<core::Event* const> named) override;
 
  private:
   // StarPU's path only (a direct transfer never needs it).

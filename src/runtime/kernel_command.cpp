@@ -35,8 +35,9 @@ KernelCommand::KernelCommand(core::Kernel* kernel, core::KernelArgs args,
 
 starpu_codelet* KernelCommand::codelet() { return kernel_codelet(kernel_->model_symbol()); }
 
-bool KernelCommand::launch_direct(core::Event& event, std::span<core::Event* const> deps) {
-  return try_direct(event, deps);
+bool KernelCommand::launch_direct(core::Event& event, std::span<core::Event* const> deps,
+                                  std::span<core::Event* const> named) {
+  return try_direct(event, deps, named);
 }
 
 namespace {

@@ -24,7 +24,8 @@ class KernelCommand final : public TaskCommand {
                 core::Device* pinned, unsigned sched_ctx);
   cl_int execute(void* buffers[], core::Device& device, cl_event* done) override;
   cl_int execute_on_host(void* buffers[], core::Device& device) override;
-  bool launch_direct(core::Event& event, std::span<core::Event* const> deps) override;
+  bool launch_direct(core::Event& event, std::span<core::Event* const> deps,
+                     std::span<core::Event* const> named) override;
   // Launches that are alike (kernel, NDRange, buffer sizes) share a key.
   static std::uint64_t launch_key(const core::Kernel& kernel,
                                   const core::KernelArgs& args, const NDRange& range);

@@ -305,7 +305,8 @@ core::Device* TaskCommand::resident_device() const {
   return sole_resident(*rotation_, handles_, [this](const core::Device& d) { return can_run_on(d); });
 }
 
-bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> deps) {
+bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> deps,
+                             std::span<core::Event* const> named) {
   if (!direct_path_enabled()) return false;
   core::Device* device = pinned_ ? pinned_ : resident_device();
   if (!device || (!pinned_ && !policy_keeps_on(*device)) || !direct_capable(*device) ||
@@ -320,7 +321,7 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
   SmallVector<void*, 16> buffers;  // every launch passes them: on the stack unless many
   for (std::size_t i = 0; i < handles_.size(); ++i) buffers.push_back(pins.interface(i));
   event_ = &event;
-  event.begin_direct(device);
+  event.begin_direct(device, named);
   log::debug("command '", name(), "' (event ", event.id(), ") goes directly to ", device->name(),
              " [", device->vendor_platform_name(), "]: its data is resident there");
   started_ = now_ns();

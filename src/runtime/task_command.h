@@ -64,7 +64,8 @@ class TaskCommand : public core::Command {
   // execute() is all they do on the device: the device queue's device, or
   // for a context queue under a data-aware policy the device where all of
   // the command's data already is. False: StarPU's path.
-  bool try_direct(core::Event& event, std::span<core::Event* const> deps);
+  bool try_direct(core::Event& event, std::span<core::Event* const> deps,
+                  std::span<core::Event* const> named);
   // On a context queue: whether the policy would keep the command on
   // `resident`, the device holding all of its data (else StarPU decides).
   virtual bool policy_keeps_on(const core::Device& /*resident*/) const { return true; }

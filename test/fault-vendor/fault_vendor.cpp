@@ -182,6 +182,7 @@ struct Faults {
   bool build_fail = false;
   cl_int enqueue_fail = CL_SUCCESS;
   cl_int exec_fail = CL_SUCCESS;
+  bool not_sticky = false;  // exec_fail fails only the commands it hits (as PoCL would)
   long slow_ms = 0;
   bool device_lost = false;
   long global_mem_mb = 0;
@@ -241,6 +242,7 @@ Faults read_faults() {
     if (key == "build_fail") f.build_fail = true;
     else if (key == "enqueue_fail") words >> f.enqueue_fail;
     else if (key == "exec_fail") words >> f.exec_fail;
+    else if (key == "not_sticky") f.not_sticky = true;
     else if (key == "slow_ms") words >> f.slow_ms;
     else if (key == "device_lost") f.device_lost = true;
     else if (key == "global_mem_mb") words >> f.global_mem_mb;
@@ -685,6 +687,11 @@ cl_int faulted(const Faults& f, cl_command_queue queue, cl_event* event, Enqueue
   if (f.enqueue_fail != CL_SUCCESS) return f.enqueue_fail;
   if (f.slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(f.slow_ms));
   if (f.exec_fail >= 0) return enqueue(event);
+  if (f.not_sticky) {
+    cl_int err = enqueue(event);
+    if (err == CL_SUCCESS && event && *event) (*event)->exec_fault = f.exec_fail;
+    return err;
+  }
   // Sticky from before the vendor has the command: one another thread
   // enqueues meanwhile may count as later (failed), never as a later one
   // that succeeded.

@@ -16,6 +16,8 @@ using fault_test::fault_device;
 using fault_test::kN;
 using fault_test::kScaleShift;
 
+constexpr size_t kOne = 1;
+
 namespace {
 
 cl_device_id pocl_device() {
@@ -112,6 +114,74 @@ TEST_CASE("exec_fail while a PoCL chain runs beside it: only the dependents fail
   CHECK(clWaitForEvents(1, &dependent.e) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
   CHECK(event_status(bad) == -4);
   CHECK(event_status(dependent) == -4);
+}
+
+// A vendor whose execution errors are not sticky (PoCL's are not; the Fault
+// Device's are not under not_sticky) runs a command queued behind a failed
+// one. Enqueued at once behind a long kernel, these all go straight to the
+// vendor's queue (runtime/direct_launch.h), where the vendor runs them: the
+// commands naming the failed kernel in their wait list must still fail with
+// it, as they would on StarPU's path (which does not run them); the one
+// after them in queue order only is ordered, not failed.
+TEST_CASE("exec_fail without sticky errors: direct commands naming the failed kernel fail with it, "
+          "queue order only orders") {
+  static const char* kSource =
+      "__kernel void spin(__global float* x, uint n) {\n"
+      "  float v = x[0];\n"
+      "  for (uint i = 0; i < n; ++i) v = v * 0.999999f + 1e-6f;\n"
+      "  x[0] = v;\n"
+      "}\n"
+      "__kernel void doomed(__global float* x) { x[get_global_id(0)] += 100.0f; }\n"
+      "__kernel void scale_shift(__global float* x, float a, float b) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  x[i] = a * x[i] + b;\n"
+      "}\n";
+  cl_device_id fd = fault_device();
+  Context ctx({fd});
+  Queue q(ctx, fd);
+  Program prog(ctx, kSource);
+  Kernel spin(prog, "spin"), doomed(prog, "doomed"), k(prog, "scale_shift");
+  std::vector<float> host = ramp(), zero(1, 0.0f), out(kN, -1.0f);
+  Mem s(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(float), zero.data());
+  Mem a(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
+  Mem b(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
+  // Every buffer on the Fault Device first, so that what follows may go
+  // straight to it.
+  set_args(k, a.m, 1.0f, 0.0f);
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &kN, nullptr, 0, nullptr, nullptr));
+  set_args(k, b.m, 1.0f, 0.0f);
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &kN, nullptr, 0, nullptr, nullptr));
+  set_args(spin, s.m, cl_uint(1));
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, spin, 1, nullptr, &kOne, nullptr, 0, nullptr, nullptr));
+  CL_REQUIRE(clFinish(q));
+
+  Event long_one, bad, dependent, read, after;
+  {
+    FaultScope f("exec_fail -5\nkernel_filter doomed\nnot_sticky");
+    set_args(spin, s.m, cl_uint(20'000'000));  // tens of milliseconds on PoCL
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, spin, 1, nullptr, &kOne, nullptr, 0, nullptr, &long_one));
+    set_args(doomed, a.m);
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, doomed, 1, nullptr, &kN, nullptr, 0, nullptr, &bad));
+    set_args(k, a.m, 2.0f, 0.0f);
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &kN, nullptr, 1, &bad.e, &dependent));
+    CL_REQUIRE(clEnqueueReadBuffer(q, a, CL_FALSE, 0, kN * sizeof(float), out.data(), 1, &bad.e,
+                                   &read));
+    set_args(k, b.m, 3.0f, 1.0f);
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &kN, nullptr, 0, nullptr, &after));
+    // Still running when the rest was enqueued: the test saw the path it is about.
+    CHECK(event_status(long_one) > CL_COMPLETE);
+    CL_REQUIRE(clFinish(q));
+  }
+  CHECK(event_status(long_one) == CL_COMPLETE);
+  CHECK(event_status(bad) == -5);
+  CHECK(event_status(dependent) == -5);
+  CHECK(event_status(read) == -5);
+  CHECK(clWaitForEvents(1, &dependent.e) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  CHECK(event_status(after) == CL_COMPLETE);
+  std::vector<float> got(kN, -1.0f);
+  CL_REQUIRE(clEnqueueReadBuffer(q, b, CL_TRUE, 0, kN * sizeof(float), got.data(), 0, nullptr,
+                                 nullptr));
+  for (size_t i = 0; i < kN; ++i) REQUIRE(got[i] == 3.0f * host[i] + 1.0f);
 }
 
 TEST_CASE("build_fail fails the build on the Fault Device only, with the injected log") {
