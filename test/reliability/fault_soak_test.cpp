@@ -4,6 +4,7 @@
 // names a failed event in its wait list, complete otherwise, queue order
 // never propagating a failure), whichever path each command took, and the
 // data no failure touched matches the CPU model (random_commands.h).
+// PARASOL_SOAK_COMMANDS and PARASOL_SOAK_SEED override the count and seed.
 #include "fault_control.h"
 #include "fault_device.h"
 #include "reliability/random_commands.h"
@@ -17,8 +18,8 @@ TEST_CASE("random commands while the Fault Device fails some kernels: every even
   RandomCommands({.devices = devices(),
                   .doomed = fault_test::fault_device(),
                   .doomed_status = CL_OUT_OF_RESOURCES,
-                  .commands = 1500,
+                  .commands = soak_commands(1500),
                   .seconds = kSanitized ? 400.0 : 200.0,
-                  .seed = 20261125})
+                  .seed = soak_seed(20261125)})
       .run();
 }

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <memory>
 #include <random>
@@ -47,6 +48,16 @@ struct RandomCommandsOptions {
   double seconds = 200;  // deadline of the whole run
   std::uint32_t seed = 1;
 };
+
+// PARASOL_SOAK_COMMANDS and PARASOL_SOAK_SEED override a run's count and seed.
+inline std::size_t soak_commands(std::size_t fallback) {
+  const char* s = std::getenv("PARASOL_SOAK_COMMANDS");
+  return s && *s ? std::strtoull(s, nullptr, 10) : fallback;
+}
+inline std::uint32_t soak_seed(std::uint32_t fallback) {
+  const char* s = std::getenv("PARASOL_SOAK_SEED");
+  return s && *s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 10)) : fallback;
+}
 
 class RandomCommands {
  public:
