@@ -60,8 +60,9 @@ typedef cl_int(CL_API_CALL* clSetKernelDivideFunctionPARASOL_fn)(cl_kernel kerne
                                                                  void* user_data);
 
 /* Per-device counters since the process started (or the last reset):
- * commands run, time spent running them, bytes moved to and from the
- * device's memory. PARASOL_STATS=1 prints them at exit. */
+ * commands run as tasks (kernels, native kernels, migrations; not reads,
+ * writes, copies or fills), time spent running them, bytes moved to and
+ * from the device's memory. PARASOL_STATS=1 prints them at exit. */
 typedef struct cl_parasol_device_stats {
   cl_ulong commands;
   cl_ulong busy_ns;
