@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <malloc.h>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -80,6 +81,14 @@ inline std::size_t resident_bytes() {
     std::fclose(f);
   }
   return static_cast<std::size_t>(pages_resident) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// Bytes malloc holds for the process (every arena), not yet freed: a leak
+// measure that a new thread's arena, a one-time step of resident memory,
+// does not move.
+inline std::size_t malloc_in_use_bytes() {
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
 }
 
 // Whether this binary runs under a sanitizer that changes memory use or speed.
