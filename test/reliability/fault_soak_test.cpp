@@ -18,7 +18,7 @@ TEST_CASE("random commands while the Fault Device fails some kernels: every even
   RandomCommands({.devices = devices(),
                   .doomed = fault_test::fault_device(),
                   .doomed_status = CL_OUT_OF_RESOURCES,
-                  .commands = soak_commands(1500),
+                  .commands = soak_commands(kSanitized ? 750 : 1500),  // CI's time
                   .seconds = kSanitized ? 400.0 : 200.0,
                   .seed = soak_seed(20261125)})
       .run();
