@@ -46,15 +46,21 @@ void check_scale_shift_works(cl_context ctx, cl_command_queue q, cl_kernel k) {
   for (size_t i = 0; i < kN; ++i) REQUIRE(out[i] == 3.0f * host[i] + 1.0f);
 }
 
+// The Fault Device beside a PoCL device in one context, a queue on each,
+// and scale_shift built for both.
+struct FaultBesidePocl {
+  cl_device_id fd = fault_device(), pd = pocl_device();
+  Context ctx{{fd, pd}};
+  Queue qf{ctx, fd}, qp{ctx, pd};
+  Program prog{ctx, kScaleShift};
+  Kernel k{prog, "scale_shift"};
+};
+
 }  // namespace
 
-TEST_CASE("exec_fail on the Fault Device fails the command and its dependents on both devices, "
-          "PoCL keeps working in the same context and queues") {
-  cl_device_id fd = fault_device(), pd = pocl_device();
-  Context ctx({fd, pd});
-  Queue qf(ctx, fd), qp(ctx, pd);
-  Program prog(ctx, kScaleShift);
-  Kernel k(prog, "scale_shift");
+TEST_CASE_METHOD(FaultBesidePocl,
+                 "exec_fail on the Fault Device fails the command and its dependents on both "
+                 "devices, PoCL keeps working in the same context and queues") {
   std::vector<float> host = ramp();
   Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
   set_args(k, buf.m, 2.0f, 0.5f);
@@ -89,12 +95,8 @@ TEST_CASE("exec_fail on the Fault Device fails the command and its dependents on
   check_scale_shift_works(ctx, qf, k);
 }
 
-TEST_CASE("exec_fail while a PoCL chain runs beside it: only the dependents fail") {
-  cl_device_id fd = fault_device(), pd = pocl_device();
-  Context ctx({fd, pd});
-  Queue qf(ctx, fd), qp(ctx, pd);
-  Program prog(ctx, kScaleShift);
-  Kernel k(prog, "scale_shift");
+TEST_CASE_METHOD(FaultBesidePocl,
+                 "exec_fail while a PoCL chain runs beside it: only the dependents fail") {
   std::vector<float> a = ramp(), b = ramp();
   Mem ba(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), a.data());
   Mem bb(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), b.data());
@@ -219,12 +221,8 @@ TEST_CASE("build_fail fails the build on the Fault Device only, with the injecte
   clReleaseProgram(prog);
 }
 
-TEST_CASE("enqueue_fail -5 on the Fault Device fails the command's event with -5") {
-  cl_device_id fd = fault_device(), pd = pocl_device();
-  Context ctx({fd, pd});
-  Queue qf(ctx, fd), qp(ctx, pd);
-  Program prog(ctx, kScaleShift);
-  Kernel k(prog, "scale_shift");
+TEST_CASE_METHOD(FaultBesidePocl,
+                 "enqueue_fail -5 on the Fault Device fails the command's event with -5") {
   std::vector<float> host = ramp();
   Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
   set_args(k, buf.m, 2.0f, 0.5f);
@@ -242,12 +240,8 @@ TEST_CASE("enqueue_fail -5 on the Fault Device fails the command's event with -5
   check_scale_shift_works(ctx, qf, k);
 }
 
-TEST_CASE("device_lost on the Fault Device fails its kernels, PoCL carries on") {
-  cl_device_id fd = fault_device(), pd = pocl_device();
-  Context ctx({fd, pd});
-  Queue qf(ctx, fd), qp(ctx, pd);
-  Program prog(ctx, kScaleShift);
-  Kernel k(prog, "scale_shift");
+TEST_CASE_METHOD(FaultBesidePocl,
+                 "device_lost on the Fault Device fails its kernels, PoCL carries on") {
   std::vector<float> host = ramp();
   Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
   set_args(k, buf.m, 2.0f, 0.5f);
@@ -259,12 +253,8 @@ TEST_CASE("device_lost on the Fault Device fails its kernels, PoCL carries on") 
   check_scale_shift_works(ctx, qp, k);
 }
 
-TEST_CASE("slow_ms on the Fault Device delays, never breaks, a cross-device chain") {
-  cl_device_id fd = fault_device(), pd = pocl_device();
-  Context ctx({fd, pd});
-  Queue qf(ctx, fd), qp(ctx, pd);
-  Program prog(ctx, kScaleShift);
-  Kernel k(prog, "scale_shift");
+TEST_CASE_METHOD(FaultBesidePocl,
+                 "slow_ms on the Fault Device delays, never breaks, a cross-device chain") {
   std::vector<float> host = ramp();
   std::vector<double> ref(host.begin(), host.end());
   Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
@@ -326,12 +316,9 @@ TEST_CASE("global_mem_mb: buffers oversubscribing the Fault Device's memory stil
   }
 }
 
-TEST_CASE("commands enqueued without an event still run, on the Fault Device and PoCL alike") {
-  cl_device_id fd = fault_device(), pd = pocl_device();
-  Context ctx({fd, pd});
-  Queue qf(ctx, fd), qp(ctx, pd);
-  Program prog(ctx, kScaleShift);
-  Kernel k(prog, "scale_shift");
+TEST_CASE_METHOD(FaultBesidePocl,
+                 "commands enqueued without an event still run, on the Fault Device and PoCL "
+                 "alike") {
   std::vector<float> host = ramp();
   std::vector<double> ref(host.begin(), host.end());
   Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());

@@ -139,7 +139,8 @@ class RandomCommands {
   std::vector<BufferState> buffers_;
   std::deque<Expected> recent_;
   std::deque<PendingRead> reads_;
-  std::vector<Expected> unchecked_;  // every command's event since the last drain
+  std::vector<Expected> unchecked_;  // events since the last drain, but reads' (reads_ has them)
+  std::size_t since_drain_ = 0;      // commands since the last drain, for messages
   std::vector<std::vector<int>> patterns_;
   struct PendingUserEvent {
     cl_event event;
@@ -194,7 +195,7 @@ inline RandomCommands::Expected RandomCommands::record(cl_event e, bool fails,
                                                        std::initializer_list<std::size_t> reads,
                                                        std::initializer_list<std::size_t> writes) {
   Expected x{EventRef::adopt(e), fails, 0, ""};
-  x.command = unchecked_.size();
+  x.command = since_drain_++;
   failed_ += fails;
   for (std::size_t b : reads) buffers_[b].readers.push_back(x);
   for (std::size_t b : writes) {
@@ -337,7 +338,7 @@ inline void RandomCommands::one_command(std::size_t i) {
       r.e = x;
       reads_.push_back(std::move(r));
       if (reads_.size() > kMaxPendingReads) check_oldest_read();
-      break;
+      return;  // checked with its data, not again in unchecked_
     }
     case 5: {  // copy [so, so+n) of src to [dO, dO+n) of dst
       std::size_t s = random_buffer(), d = random_buffer();
@@ -411,6 +412,7 @@ inline void RandomCommands::drain() {
   while (!reads_.empty()) check_oldest_read();
   for (const Expected& e : unchecked_) check(e);
   unchecked_.clear();
+  since_drain_ = 0;
   renew_unknown_data();
 }
 
