@@ -6,23 +6,9 @@
  * With --fail, the kernel asks for 1 GiB of local memory on the Oclgrind
  * device's queue instead: the vendor refuses the launch, and the command
  * fails on that device. Exits 77 (skipped) without an Oclgrind device. */
-#include <CL/cl.h>
-#include <CL/cl_parasol.h>
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "common/example_util.h"  /* CHECK, example_find_parasol */
 
 #define N 1024
-
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cl_int err_ = (call);                                                             \
-    if (err_ != CL_SUCCESS) {                                                         \
-      fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__, #call, err_);     \
-      exit(1);                                                                        \
-    }                                                                                 \
-  } while (0)
 
 static const char* kSource =
     "__kernel void add_one(__global int* x) { x[get_global_id(0)] += 1; }\n"
@@ -33,17 +19,7 @@ static const char* kSource =
 
 int main(int argc, char** argv) {
   int fail = argc > 1 && !strcmp(argv[1], "--fail");
-  cl_uint n = 0;
-  CHECK(clGetPlatformIDs(0, NULL, &n));
-  cl_platform_id* ids = malloc(n * sizeof *ids);
-  CHECK(clGetPlatformIDs(n, ids, NULL));
-  cl_platform_id parasol = NULL;
-  for (cl_uint i = 0; i < n && !parasol; ++i) {
-    char name[128] = "";
-    clGetPlatformInfo(ids[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
-    if (!strcmp(name, "Parasol")) parasol = ids[i];
-  }
-  free(ids);
+  cl_platform_id parasol = example_find_parasol();
   if (!parasol) {
     fprintf(stderr, "Parasol platform not found\n");
     return 1;
