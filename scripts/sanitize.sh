@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds and runs the test suite under sanitizers, for CI:
 #   build-asan: the whole suite with AddressSanitizer + UndefinedBehaviorSanitizer
-#   build-tsan: the concurrency test, the soak and the direct path's tests with ThreadSanitizer
+#   build-tsan: the concurrency test, both soaks and the direct path's tests with ThreadSanitizer
 # Usage: scripts/sanitize.sh [asan|tsan|all]   (default: all)
 # Environment: JOBS (parallel jobs, default: nproc), CTEST_ARGS (extra ctest args).
 #
@@ -51,13 +51,11 @@ if [ "$what" = asan ] || [ "$what" = all ]; then
 fi
 
 if [ "$what" = tsan ] || [ "$what" = all ]; then
-  # (test_fault_soak is clean under TSan too, but adds two minutes: by hand,
-  #  cmake --build build-tsan --target ParasolFaultVendor test_fault_soak
-  #  and ctest -R test_fault_soak there.)
-  configure_build build-tsan thread Parasol test_concurrency test_soak test_direct_path
+  configure_build build-tsan thread Parasol test_concurrency test_soak test_direct_path \
+                  ParasolFaultVendor test_fault_soak
   # (and the direct path with commands going without vendor events, as on NVIDIA)
   (cd "$root/build-tsan" && ctest -j"$jobs" --output-on-failure \
-     -R '^test_(concurrency|soak|direct_path):|^test_direct_path with PARASOL_DIRECT_EVENTS=batched$' \
+     -R '^test_(concurrency|soak|direct_path|fault_soak):|^test_direct_path with PARASOL_DIRECT_EVENTS=batched$' \
      ${CTEST_ARGS:-}) || status=1
 fi
 
