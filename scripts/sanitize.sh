@@ -9,7 +9,8 @@
 # is loaded first and libParasol.so, which the ICD loader dlopens, finds it.
 # Vendor libraries (PoCL, LLVM, Oclgrind, StarPU) are not instrumented;
 # their own leaks and races are suppressed by library in test/sanitizers/
-# (build/test/suite-env applies the files); Parasol's never are.
+# (build/test/suite-env applies the files); none names Parasol (what a
+# whole-library TSan suppression still hides: docs/reliability.md).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${JOBS:-$(nproc)}
