@@ -19,6 +19,7 @@
 #include "schedulers/policy_names.h"
 #include "util/callback_scope.h"
 #include "util/small_vector.h"
+#include "util/tsan_handover.h"
 
 namespace parasol::runtime {
 
@@ -199,6 +200,7 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
 }
 
 void CL_CALLBACK harvest_callback(cl_event, cl_int, void* lane) {
+  tsan::acquire(lane);  // from arm(), through the vendor
   CallbackScope scope;
   t_in_vendor_callback = true;
   harvest(*static_cast<Lane*>(lane));
@@ -260,6 +262,7 @@ cl_event retained_lane_proof(Lane& lane, const core::Device& device, bool newest
 }
 
 void arm(Lane& lane, cl_event done) {
+  tsan::release(&lane);
   if (clSetEventCallback(done, CL_COMPLETE, &harvest_callback, &lane) != CL_SUCCESS) {
     clWaitForEvents(1, &done);  // a vendor without callbacks: wait here
     harvest(lane);

@@ -5,7 +5,6 @@
 
 #include <starpu.h>
 
-#include <atomic>
 #include <functional>
 #include <optional>
 #include <span>
@@ -73,9 +72,6 @@ class HostCommand final : public core::Command {
   std::size_t bytes_;
   std::optional<VendorTransfer> vendor_form_;
   cl_event done_ = nullptr;  // the vendor's transfer, on the direct path
-  // Release before each acquisition, acquire in its callback: StarPU orders
-  // them with spinlocks ThreadSanitizer cannot see.
-  std::atomic<bool> with_starpu_{false};
   core::Event* event_ = nullptr;
 };
 

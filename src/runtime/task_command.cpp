@@ -20,6 +20,7 @@
 #include "util/clock.h"
 #include "util/error_name.h"
 #include "util/log.h"
+#include "util/tsan_handover.h"
 
 namespace parasol::runtime {
 
@@ -76,15 +77,22 @@ starpu_codelet* TaskCommand::codelet() {
   return &cl;
 }
 
-TaskCommand* TaskCommand::from_starpu(void* self) {
-  auto* cmd = static_cast<TaskCommand*>(self);
-  (void)cmd->with_starpu_.load(std::memory_order_acquire);
-  return cmd;
-}
+class TaskCommand::FromStarpu {
+ public:
+  explicit FromStarpu(void* self) : cmd_(static_cast<TaskCommand*>(self)), scope_(self) {}
+  // The task's fields too: submit() released it after filling them.
+  explicit FromStarpu(starpu_task* task) : FromStarpu((tsan::acquire(task), task->cl_arg)) {}
+  TaskCommand* operator->() const { return cmd_; }
+  TaskCommand& operator*() const { return *cmd_; }
 
-std::uint32_t TaskCommand::footprint_of(starpu_task* task) { return from_starpu(task->cl_arg)->footprint(); }
+ private:
+  TaskCommand* cmd_;
+  tsan::HandoverScope scope_;
+};
 
-std::size_t TaskCommand::size_of(starpu_task* task, unsigned) { return from_starpu(task->cl_arg)->size(); }
+std::uint32_t TaskCommand::footprint_of(starpu_task* task) { return FromStarpu(task)->footprint(); }
+
+std::size_t TaskCommand::size_of(starpu_task* task, unsigned) { return FromStarpu(task)->size(); }
 
 bool TaskCommand::fits_on(const core::Device& device) const {
   std::size_t bytes = 0;
@@ -109,7 +117,7 @@ core::Device& TaskCommand::begin_on_worker() {
 }
 
 void TaskCommand::run_on_cpu(void* buffers[], void* self) {
-  auto* cmd = from_starpu(self);
+  FromStarpu cmd(self);
   core::Device& device = cmd->begin_on_worker();
   cmd->status_ = cmd->execute_on_host(buffers, device);
   cmd->finished_ = now_ns();
@@ -117,7 +125,7 @@ void TaskCommand::run_on_cpu(void* buffers[], void* self) {
 
 int TaskCommand::can_execute(unsigned worker, starpu_task* task, unsigned) {
   core::Device* d = core::Platform::instance().device_for_worker(static_cast<int>(worker));
-  TaskCommand* cmd = from_starpu(task->cl_arg);
+  FromStarpu cmd(task);
   return d && cmd->can_run_on(*d) && cmd->fits_on(*d) &&
          (!cmd->rotation_ || cmd->rotation_->in_rotation(d)) &&
          !cmd->held_back(static_cast<int>(worker));
@@ -146,6 +154,7 @@ struct MarkerClock {
 };
 
 void CL_CALLBACK marker_done(cl_event, cl_int, void* data) {
+  tsan::acquire(data);  // from backlog_marker(), through the vendor
   std::unique_ptr<std::shared_ptr<MarkerClock>> clock(static_cast<std::shared_ptr<MarkerClock>*>(data));
   (*clock)->done_ns.store(now_ns(), std::memory_order_release);
 }
@@ -164,6 +173,7 @@ VendorEvent backlog_marker(const core::Device& device, const std::shared_ptr<Mar
     return {};
   VendorEvent owned(marker, device.worker().platform);
   auto data = std::make_unique<std::shared_ptr<MarkerClock>>(clock);
+  tsan::release(data.get());
   if (clSetEventCallback(marker, CL_COMPLETE, &marker_done, data.get()) != CL_SUCCESS) return {};
   data.release();  // the callback owns it now
   return owned;
@@ -172,7 +182,7 @@ VendorEvent backlog_marker(const core::Device& device, const std::shared_ptr<Mar
 }  // namespace
 
 void TaskCommand::run_on_opencl(void* buffers[], void* self) {
-  auto* cmd = from_starpu(self);
+  FromStarpu cmd(self);
   core::Device& device = cmd->begin_on_worker();
   if (opencl_async()) {  // StarPU's driver waits for the vendor, and times it
     cmd->status_ = cmd->execute(buffers, device, &cmd->done_);
@@ -234,7 +244,9 @@ void TaskCommand::on_direct_done(void* self, cl_int proof_status) {
 }
 
 void TaskCommand::on_done(void* self) {
-  auto* cmd = from_starpu(self);
+  // The end of the handover (FromStarpu): nothing of StarPU's side follows.
+  tsan::acquire(self);
+  auto* cmd = static_cast<TaskCommand*>(self);
   if (cmd->task_ && cmd->task_->cl == wall_time_codelet()) cmd->task_->cl = cmd->codelet();
   cmd->claim_.release();  // StarPU is done with the data (nothing when it ran direct)
   cmd->demand_.drop();
@@ -381,7 +393,8 @@ void TaskCommand::submit() {
   log::debug("command '", name(), "' (event ", event.id(), ") goes to StarPU",
              calibration_.held_back.empty() ? "" : ", held back from some of its devices",
              calibration_.calibrating >= 0 ? ", to calibrate a model" : "");
-  with_starpu_.store(true, std::memory_order_release);
+  tsan::release(task);
+  tsan::release(this);
   int rc = starpu_task_submit(task);
   if (rc != 0) {
     log::error("StarPU refused the task of command '", name(), "' (event ", event.id(),

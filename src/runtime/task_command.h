@@ -6,7 +6,6 @@
 
 #include <starpu.h>
 
-#include <atomic>
 #include <span>
 #include <string>
 #include <vector>
@@ -80,11 +79,11 @@ class TaskCommand : public core::Command {
   bool held_back(int worker) const;
   core::Device* resident_device() const;
 
-  // The command StarPU hands back to a worker or callback: what the
-  // submitting thread wrote is visible there. StarPU orders it with
-  // spinlocks ThreadSanitizer cannot see (StarPU is not instrumented); this
-  // release/acquire pair says so in Parasol's own code.
-  static TaskCommand* from_starpu(void* self);
+  // StarPU calls back with the command (codelets, can_execute, the
+  // performance model's hooks) on any of its threads, handed over through
+  // spinlocks ThreadSanitizer cannot see: each call takes the command over
+  // for its duration (util/tsan_handover.h). submit() hands it over.
+  class FromStarpu;
   static void run_on_opencl(void* buffers[], void* self);
   static void run_on_cpu(void* buffers[], void* self);
   static int can_execute(unsigned worker, starpu_task* task, unsigned nimpl);
@@ -113,7 +112,6 @@ class TaskCommand : public core::Command {
   std::uint64_t started_ = 0;
   std::uint64_t finished_ = 0;  // when the worker saw the vendor command done
   starpu_task* task_ = nullptr;
-  std::atomic<bool> with_starpu_{false};  // see from_starpu()
   schedulers::CalibrationPlacement calibration_;
 };
 
