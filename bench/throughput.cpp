@@ -1,6 +1,8 @@
 // Throughput of whole workloads: the same blocks of work sent to
 //   - each selected vendor device directly (its own platform, one queue),
 //   - the best of those through Parasol (one-device context, device queue),
+//   - with several devices, the application's own round-robin split over them
+//     (Parasol device queues, and the vendor's own when one platform has them all),
 //   - all selected devices through Parasol (one out-of-order context queue),
 //     under each scheduling policy.
 // One process, interleaved rounds (machine noise hits every configuration
@@ -509,6 +511,15 @@ void start_watchdog() {
   }).detach();
 }
 
+bool one_platform(const std::vector<cl_device_id>& devs) {
+  auto platform = [](cl_device_id d) {
+    cl_platform_id p = nullptr;
+    BENCH_CHECK(clGetDeviceInfo(d, CL_DEVICE_PLATFORM, sizeof p, &p, nullptr));
+    return p;
+  };
+  return std::all_of(devs.begin(), devs.end(), [&](cl_device_id d) { return platform(d) == platform(devs[0]); });
+}
+
 clGetDeviceStatsPARASOL_fn stats_fn(cl_platform_id parasol) {
   return reinterpret_cast<clGetDeviceStatsPARASOL_fn>(
       clGetExtensionFunctionAddressForPlatform(parasol, "clGetDeviceStatsPARASOL"));
@@ -556,6 +567,37 @@ void run_workload(const Workload& w, cl_platform_id parasol, const std::vector<c
     t.parasol_devices = {pdevs[d]};
     targets.push_back(std::move(t));
     same_device.push_back((int)d);
+  }
+  // Several devices: the application's own split too, block b on device
+  // b % N, through Parasol's device queues and, when every device is of one
+  // vendor platform (two GPUs), straight to that vendor in one context: the
+  // reference a policy spreading the blocks is measured against.
+  if (pdevs.size() > 1) {
+    std::vector<cl_device_id> vdevs;
+    for (auto d : pdevs) vdevs.push_back(vendor_device_of(d));
+    if (one_platform(vdevs)) {
+      Target t;
+      t.label = "vendor direct, round-robin over d0-d" + std::to_string(pdevs.size() - 1);
+      t.ctx = clCreateContext(nullptr, (cl_uint)vdevs.size(), vdevs.data(), nullptr, nullptr, &err);
+      BENCH_CHECK(err);
+      for (auto d : vdevs) {
+        t.queues.push_back(clCreateCommandQueue(t.ctx, d, 0, &err));
+        BENCH_CHECK(err);
+      }
+      targets.push_back(std::move(t));
+      same_device.push_back(-1);
+    }
+    Target t;
+    t.label = "Parasol device queues, round-robin over d0-d" + std::to_string(pdevs.size() - 1);
+    t.ctx = clCreateContext(nullptr, (cl_uint)pdevs.size(), pdevs.data(), nullptr, nullptr, &err);
+    BENCH_CHECK(err);
+    for (auto d : pdevs) {
+      t.queues.push_back(clCreateCommandQueue(t.ctx, d, 0, &err));
+      BENCH_CHECK(err);
+    }
+    t.parasol_devices = pdevs;
+    targets.push_back(std::move(t));
+    same_device.push_back(-1);
   }
   for (auto& policy : policies) {
     Target t;
