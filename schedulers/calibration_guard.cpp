@@ -6,6 +6,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "schedulers/shared_measurements.h"
 #include "util/log.h"
 
 namespace parasol::schedulers {
@@ -98,14 +99,12 @@ Survey survey(starpu_task* task, std::span<core::Device* const> devices, unsigne
 // fastest measured one is recorded as calibrated with its fastest run;
 // task has the footprint.
 bool calibrate_if_far_slower(starpu_task* task, const core::Device* d, const Slot& slot,
-                             const Measured& best, unsigned sched_ctx) {
+                             const Measured& best) {
   const double measured_us = slot.fastest_us;
   if (!best.device || slot.measured < kRunsToJudge || measured_us < kFarSlower * best.us)
     return false;
   starpu_perfmodel* model = task->cl->model;
-  for (int i = 1; i < calibration_minimum(); ++i)
-    starpu_perfmodel_update_history(model, task, arch_of(d, sched_ctx),
-                                    static_cast<unsigned>(worker_of(d)), 0, measured_us);
+  for (int i = 1; i < calibration_minimum(); ++i) record_measurement(task, *d, measured_us);
   log::info("kernel '", model->symbol, "' took ", measured_us, " us on ", d->name(), " [",
             d->vendor_platform_name(), "], ", measured_us / best.us, "x its time on ",
             best.device->name(), ": that measurement calibrates its model there");
@@ -136,7 +135,7 @@ CalibrationPlacement place_for_calibration(starpu_task* task, std::uint32_t foot
   auto slot = [&](const core::Device* d) -> Slot& { return g.slot(model, footprint, worker_of(d)); };
   std::vector<core::Device*> idle, busy;
   for (core::Device* d : unmeasured) {
-    if (calibrate_if_far_slower(task, d, slot(d), best, sched_ctx)) continue;
+    if (calibrate_if_far_slower(task, d, slot(d), best)) continue;
     (slot(d).in_flight == 0 ? idle : busy).push_back(d);
   }
   if (!idle.empty()) {
@@ -161,9 +160,13 @@ CalibrationPlacement place_for_calibration(starpu_task* task, std::uint32_t foot
     return p;
   }
   // Nothing measured yet: the device that measured fastest so far, else the
-  // likely fastest, takes the command.
+  // likely fastest, takes the command; between devices alike to it (two
+  // GPUs of one model), the one with fewer commands placed: the burst's
+  // data stays where it lands (runtime/direct_launch.h, sole_resident), so
+  // a burst all on the first of two GPUs left the second idle for good.
   auto faster = [&](const core::Device* a, const core::Device* b) {
     double ta = slot(a).fastest_us, tb = slot(b).fastest_us;
+    if (a->alike(*b)) return slot(a).in_flight < slot(b).in_flight;
     if (std::isnan(ta) != std::isnan(tb)) return !std::isnan(ta);
     return std::isnan(ta) ? likely_faster(a, b) : ta < tb;
   };
@@ -190,7 +193,7 @@ void calibration_ran(const CalibrationPlacement& placement, starpu_task* task,
     judged = s;
   }
   if (!std::isnan(expected_us(task, &device, sched_ctx))) return;  // calibrated now
-  calibrate_if_far_slower(task, &device, judged, survey(task, devices, sched_ctx).best, sched_ctx);
+  calibrate_if_far_slower(task, &device, judged, survey(task, devices, sched_ctx).best);
 }
 
 void calibration_abandoned(const CalibrationPlacement& placement, const starpu_task* task,

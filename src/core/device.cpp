@@ -49,6 +49,12 @@ Device::Device(const runtime::VendorWorker& worker) : worker_(worker) {
   vendor_platform_name_ = query_string(&platform_info, worker_.platform, CL_PLATFORM_NAME);
 }
 
+bool Device::alike(const Device& other) const {
+  return !is_native() && !other.is_native() && worker_.platform == other.worker_.platform &&
+         type_ == other.type_ && compute_units_ == other.compute_units_ &&
+         global_mem_ == other.global_mem_ && name_ == other.name_;
+}
+
 Device* Device::create_native(int worker_id) {
   Device* d = create<Device>();
   d->worker_.worker_id = worker_id;

@@ -30,6 +30,10 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   // or less under STARPU_LIMIT_OPENCL_MEM / STARPU_LIMIT_OPENCL_<devid>_MEM.
   // A command whose buffers together exceed it can never run here.
   cl_ulong global_mem_size() const { return global_mem_; }
+  // The same hardware as other (two GPUs of one model): one vendor
+  // platform, the same name, type, compute units and memory. Alike devices
+  // share their kernels' measurements (schedulers/shared_measurements.h).
+  bool alike(const Device& other) const;
   // Root devices live as long as the process; clRelease/RetainDevice are no-ops.
   static void destroy(Device*) {}
 

@@ -17,6 +17,7 @@
 #include "runtime/vendor_handle.h"
 #include "runtime/vendor_lock.h"
 #include "schedulers/policy_names.h"
+#include "schedulers/shared_measurements.h"
 #include "util/clock.h"
 #include "util/error_name.h"
 #include "util/log.h"
@@ -220,12 +221,8 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   const std::uint64_t queue_reached = timed ? clock->done_ns.load(std::memory_order_acquire) : 0;
   const bool measured = queue_reached != 0 && queue_reached <= cmd->finished_;
   if (measured) cmd->started_ = std::max(cmd->started_, queue_reached);
-  if (measured && cmd->status_ == CL_COMPLETE && waited == CL_SUCCESS) {
-    const int worker = starpu_worker_get_id();
-    starpu_perfmodel_update_history(model, task, starpu_worker_get_perf_archtype(worker, task->sched_ctx),
-                                    static_cast<unsigned>(worker), starpu_task_get_implementation(task),
-                                    double(cmd->finished_ - cmd->started_) * 1e-3);
-  }
+  if (measured && cmd->status_ == CL_COMPLETE && waited == CL_SUCCESS)
+    schedulers::record_measurement(task, device, double(cmd->finished_ - cmd->started_) * 1e-3);
   task->cl = wall_time_codelet();  // back to the kernel's codelet in on_done()
 }
 
