@@ -21,9 +21,9 @@ for phase in ${PHASES:-bench tests}; do
         BENCH_BS_N=4194304 BENCH_BS_ITER=16 BENCH_SGEMM_N=${SGEMM_N:-2048} BENCH_SGEMM_ITER=4 \
         BENCH_NBODY_N=16384 BENCH_NBODY_ITER=2 BENCH_SAXPY_N=16777216 BENCH_SAXPY_ITER=4 \
         BENCH_HANG_S=100 BENCH_POLICIES=${POLICIES:-heft,dmdas,eager} \
-        timeout "${BENCH_TIMEOUT:-300}" $R "$B/bench_throughput" ${WORKLOADS:-} > "$O/two-gpus.txt" 2>&1
+        timeout "${BENCH_TIMEOUT:-300}" $R "$B/bench_throughput" ${WORKLOADS:-} > "$O/two-gpus${TAG:-}.txt" 2>&1
       echo "bench_throughput exit $?"
-      grep -E "^- d|^###|^\| (vendor|Parasol)" "$O/two-gpus.txt"
+      grep -E "^- d|^###|^\| (vendor|Parasol)" "$O/two-gpus${TAG:-}.txt"
       ;;
     debug)
       # One workload under one policy with Parasol's debug log and trace:

@@ -247,6 +247,7 @@ void TaskCommand::on_done(void* self) {
   if (cmd->task_ && cmd->task_->cl == wall_time_codelet()) cmd->task_->cl = cmd->codelet();
   cmd->claim_.release();  // StarPU is done with the data (nothing when it ran direct)
   cmd->demand_.drop();
+  cmd->steer_.release();
   if (cmd->done_) {
     // StarPU saw the worker's queue pass this command: its event is final.
     core::Device* d = cmd->event_->executed_on();
@@ -307,6 +308,13 @@ void TaskCommand::launch(core::Event& event) {
     return;
   }
   submit();
+}
+
+bool TaskCommand::holds_output(const core::Device& device) const {
+  const unsigned node = device.worker().memory_node;
+  for (std::size_t i = 0; i < handles_.size(); ++i)
+    if ((modes_[i] & STARPU_W) && starpu_data_is_on_node(handles_[i], node)) return true;
+  return false;
 }
 
 core::Device* TaskCommand::resident_device() const {
@@ -381,10 +389,17 @@ void TaskCommand::submit() {
       task->modes[i] = modes_[i];
     }
   }
-  // Model-driven policies on cold models: see schedulers/calibration_guard.h.
-  if (rotation_ && task->cl->model && schedulers::is_data_aware(rotation_->scheduler()))
-    calibration_ = schedulers::place_for_calibration(task, footprint(), candidates(),
+  // Model-driven policies: on cold models see schedulers/calibration_guard.h;
+  // a command whose output none of a group of alike devices holds goes to
+  // one of them (fresh_spread.h).
+  if (rotation_ && task->cl->model && schedulers::is_data_aware(rotation_->scheduler())) {
+    const std::vector<core::Device*> devices = candidates();
+    calibration_ = schedulers::place_for_calibration(task, footprint(), devices,
                                                      resident_device(), sched_ctx_);
+    if (calibration_.calibrating < 0)
+      steer_ = schedulers::FreshSteer::steer(devices, calibration_.held_back,
+                                             [this](const core::Device& d) { return holds_output(d); });
+  }
   task_ = task;
   finished_ = 0;
   log::debug("command '", name(), "' (event ", event.id(), ") goes to StarPU",
@@ -400,6 +415,7 @@ void TaskCommand::submit() {
                "CL_OUT_OF_RESOURCES");
     schedulers::calibration_abandoned(calibration_, task, footprint());
     calibration_ = {};
+    steer_.release();
     claim_.release();
     demand_.drop();
     task->destroy = 0;

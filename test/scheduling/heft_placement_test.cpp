@@ -139,12 +139,12 @@ TEST_CASE("under heft with warm models the faster device receives more of the wo
   CHECK((t0 < t1 ? on0 : on1) > buffers * 3 / 4);  // the faster one got most of the work
 }
 
-TEST_CASE("under heft on cold models two alike devices share blocks that each have data of their own") {
+TEST_CASE("under heft two alike devices share blocks that each have data of their own") {
   // Two PoCL devices of one machine are alike (two GPUs of one model would
-  // be): the first burst, placed while the kernel's models are empty,
-  // spreads over both, and each block's data stays where it first ran, so
-  // the whole run keeps that spread. A kernel no earlier run has seen: its
-  // models start empty (schedulers/calibration_guard.h).
+  // be). Each block's data stays where it first ran, so the whole run keeps
+  // the spread of its first burst: first on cold models (a kernel no earlier
+  // run has seen, placed by schedulers/calibration_guard.h), then on the
+  // models that burst warmed, with new buffers (schedulers/fresh_spread.h).
   auto devs = pocl_devices();
   REQUIRE(devs.size() >= 2);
   devs.resize(2);
@@ -154,39 +154,43 @@ TEST_CASE("under heft on cold models two alike devices share blocks that each ha
   Kernel k(prog, "saxpy_loop");
   const size_t n = 1 << 16;
   const int blocks = 8, rounds = 6;
-  std::vector<float> x(n, 1.0f), y(n, 0.0f);
-  std::vector<std::unique_ptr<Mem>> xs, ys;
-  for (int b = 0; b < blocks; ++b) {
-    xs.push_back(std::make_unique<Mem>(ctx, CL_MEM_COPY_HOST_PTR | CL_MEM_READ_ONLY, n * sizeof(float), x.data()));
-    ys.push_back(std::make_unique<Mem>(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), y.data()));
-  }
   float a = 1.0f;
   int reps = 16;
-  std::vector<std::vector<Event>> events(rounds, std::vector<Event>(blocks));
-  for (int r = 0; r < rounds; ++r) {
+
+  auto run = [&](const char* models) {
+    std::vector<float> x(n, 1.0f), y(n, 0.0f);
+    std::vector<std::unique_ptr<Mem>> xs, ys;
     for (int b = 0; b < blocks; ++b) {
-      set_args(k, ys[b]->m, xs[b]->m, a, reps);
-      cl_event prev = r ? events[r - 1][b].e : nullptr;
-      CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, prev ? 1 : 0,
-                                        prev ? &prev : nullptr, &events[r][b]));
+      xs.push_back(std::make_unique<Mem>(ctx, CL_MEM_COPY_HOST_PTR | CL_MEM_READ_ONLY, n * sizeof(float), x.data()));
+      ys.push_back(std::make_unique<Mem>(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), y.data()));
     }
-  }
-  CL_REQUIRE(clFinish(q));
-  std::string where;
-  int on0 = 0;
-  for (int r = 0; r < rounds; ++r) {
-    for (int b = 0; b < blocks; ++b) where += ran_on(events[r][b]) == devs[0] ? '0' : '1';
-    where += ' ';
-  }
-  for (int b = 0; b < blocks; ++b) on0 += ran_on(events[rounds - 1][b]) == devs[0];
-  INFO("device of each block, round by round: " << where);
-  CHECK(on0 >= 2);
-  CHECK(on0 <= blocks - 2);
-  // Right values wherever they ran: y = a*x + y/2, rounds * reps times.
-  double ref = 0.0;
-  for (int i = 0; i < rounds * reps; ++i) ref = 1.0 + ref * 0.5;
-  for (int b = 0; b < blocks; ++b) {
-    CL_REQUIRE(clEnqueueReadBuffer(q, *ys[b], CL_TRUE, 0, n * sizeof(float), y.data(), 0, nullptr, nullptr));
-    CHECK(y[n - 1] == Approx(ref).epsilon(1e-5));
-  }
+    std::vector<std::vector<Event>> events(rounds, std::vector<Event>(blocks));
+    for (int r = 0; r < rounds; ++r)
+      for (int b = 0; b < blocks; ++b) {
+        set_args(k, ys[b]->m, xs[b]->m, a, reps);
+        cl_event prev = r ? events[r - 1][b].e : nullptr;
+        CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, prev ? 1 : 0,
+                                          prev ? &prev : nullptr, &events[r][b]));
+      }
+    CL_REQUIRE(clFinish(q));
+    std::string where;
+    int on0 = 0;
+    for (int r = 0; r < rounds; ++r) {
+      for (int b = 0; b < blocks; ++b) where += ran_on(events[r][b]) == devs[0] ? '0' : '1';
+      where += ' ';
+    }
+    for (int b = 0; b < blocks; ++b) on0 += ran_on(events[rounds - 1][b]) == devs[0];
+    INFO(models << " models; device of each block, round by round: " << where);
+    CHECK(on0 >= 2);
+    CHECK(on0 <= blocks - 2);
+    // Right values wherever they ran: y = a*x + y/2, rounds * reps times.
+    double ref = 0.0;
+    for (int i = 0; i < rounds * reps; ++i) ref = 1.0 + ref * 0.5;
+    for (int b = 0; b < blocks; ++b) {
+      CL_REQUIRE(clEnqueueReadBuffer(q, *ys[b], CL_TRUE, 0, n * sizeof(float), y.data(), 0, nullptr, nullptr));
+      CHECK(y[n - 1] == Approx(ref).epsilon(1e-5));
+    }
+  };
+  run("cold");
+  run("warm");
 }

@@ -1,0 +1,71 @@
+#include "schedulers/fresh_spread.h"
+
+#include <starpu.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+
+namespace parasol::schedulers {
+namespace {
+
+// Commands steered toward each StarPU worker and not ended yet.
+std::array<std::atomic<int>, STARPU_NMAXWORKERS>& steered() {
+  static std::array<std::atomic<int>, STARPU_NMAXWORKERS> counts{};
+  return counts;
+}
+
+int worker_of(const core::Device* d) { return d->worker().worker_id; }
+
+}  // namespace
+
+FreshSteer FreshSteer::steer(std::span<core::Device* const> candidates, std::vector<int>& held_back,
+                             const std::function<bool(const core::Device&)>& holds_output) {
+  FreshSteer s;
+  auto held = [&](const core::Device* d) {
+    return std::find(held_back.begin(), held_back.end(), worker_of(d)) != held_back.end();
+  };
+  std::vector<const core::Device*> open;
+  for (const core::Device* d : candidates)
+    if (!d->is_native() && !held(d)) open.push_back(d);
+  std::vector<bool> grouped(open.size(), false);
+  for (std::size_t i = 0; i < open.size(); ++i) {
+    if (grouped[i]) continue;
+    // The group of open[i]: it and every later device alike to it.
+    std::vector<std::size_t> group{i};
+    for (std::size_t j = i + 1; j < open.size(); ++j)
+      if (!grouped[j] && open[j]->alike(*open[i])) {
+        grouped[j] = true;
+        group.push_back(j);
+      }
+    if (group.size() < 2 ||
+        std::any_of(group.begin(), group.end(), [&](std::size_t k) { return holds_output(*open[k]); }))
+      continue;
+    // Ties go to the first: a burst alternates over the group.
+    std::size_t keep = *std::min_element(group.begin(), group.end(), [&](std::size_t a, std::size_t b) {
+      return steered()[worker_of(open[a])].load(std::memory_order_relaxed) <
+             steered()[worker_of(open[b])].load(std::memory_order_relaxed);
+    });
+    for (std::size_t k : group)
+      if (k != keep) held_back.push_back(worker_of(open[k]));
+    steered()[worker_of(open[keep])].fetch_add(1, std::memory_order_relaxed);
+    s.toward_.push_back(worker_of(open[keep]));
+  }
+  return s;
+}
+
+FreshSteer& FreshSteer::operator=(FreshSteer&& o) noexcept {
+  if (this != &o) {
+    release();
+    toward_ = std::move(o.toward_);
+    o.toward_.clear();
+  }
+  return *this;
+}
+
+void FreshSteer::release() {
+  for (int w : toward_) steered()[w].fetch_sub(1, std::memory_order_relaxed);
+  toward_.clear();
+}
+
+}  // namespace parasol::schedulers
