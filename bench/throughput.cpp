@@ -573,31 +573,25 @@ void run_workload(const Workload& w, cl_platform_id parasol, const std::vector<c
   // vendor platform (two GPUs), straight to that vendor in one context: the
   // reference a policy spreading the blocks is measured against.
   if (pdevs.size() > 1) {
-    std::vector<cl_device_id> vdevs;
-    for (auto d : pdevs) vdevs.push_back(vendor_device_of(d));
-    if (one_platform(vdevs)) {
+    const std::string over = ", round-robin over d0-d" + std::to_string(pdevs.size() - 1);
+    // One context over devs, a device queue for each.
+    auto round_robin = [&](const std::string& label, const std::vector<cl_device_id>& devs) {
       Target t;
-      t.label = "vendor direct, round-robin over d0-d" + std::to_string(pdevs.size() - 1);
-      t.ctx = clCreateContext(nullptr, (cl_uint)vdevs.size(), vdevs.data(), nullptr, nullptr, &err);
+      t.label = label + over;
+      t.ctx = clCreateContext(nullptr, (cl_uint)devs.size(), devs.data(), nullptr, nullptr, &err);
       BENCH_CHECK(err);
-      for (auto d : vdevs) {
+      for (auto d : devs) {
         t.queues.push_back(clCreateCommandQueue(t.ctx, d, 0, &err));
         BENCH_CHECK(err);
       }
       targets.push_back(std::move(t));
       same_device.push_back(-1);
-    }
-    Target t;
-    t.label = "Parasol device queues, round-robin over d0-d" + std::to_string(pdevs.size() - 1);
-    t.ctx = clCreateContext(nullptr, (cl_uint)pdevs.size(), pdevs.data(), nullptr, nullptr, &err);
-    BENCH_CHECK(err);
-    for (auto d : pdevs) {
-      t.queues.push_back(clCreateCommandQueue(t.ctx, d, 0, &err));
-      BENCH_CHECK(err);
-    }
-    t.parasol_devices = pdevs;
-    targets.push_back(std::move(t));
-    same_device.push_back(-1);
+    };
+    std::vector<cl_device_id> vdevs;
+    for (auto d : pdevs) vdevs.push_back(vendor_device_of(d));
+    if (one_platform(vdevs)) round_robin("vendor direct", vdevs);
+    round_robin("Parasol device queues", pdevs);
+    targets.back().parasol_devices = pdevs;
   }
   for (auto& policy : policies) {
     Target t;
