@@ -38,9 +38,17 @@ FreshSteer FreshSteer::steer(std::span<core::Device* const> candidates, std::vec
         grouped[j] = true;
         group.push_back(j);
       }
-    if (group.size() < 2 ||
-        std::any_of(group.begin(), group.end(), [&](std::size_t k) { return holds_output(*open[k]); }))
+    if (group.size() < 2) continue;
+    std::vector<std::size_t> holders;
+    for (std::size_t k : group)
+      if (holds_output(*open[k])) holders.push_back(k);
+    if (!holders.empty()) {
+      // The command follows its output; its read-only inputs are copied.
+      for (std::size_t k : group)
+        if (std::find(holders.begin(), holders.end(), k) == holders.end())
+          held_back.push_back(worker_of(open[k]));
       continue;
+    }
     // Ties go to the first: a burst alternates over the group.
     std::size_t keep = *std::min_element(group.begin(), group.end(), [&](std::size_t a, std::size_t b) {
       return steered()[worker_of(open[a])].load(std::memory_order_relaxed) <

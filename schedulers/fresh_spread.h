@@ -1,4 +1,4 @@
-// Commands whose output is on no device yet, spread over alike devices.
+// Commands placed among alike devices by where their output is.
 //
 // StarPU 1.3's dmda adds a command's data transfer to a device's expected
 // end only where the device has no work queued yet (a transfer is hoped to
@@ -7,14 +7,21 @@
 // lands on the one device whose bus it models fastest. On two H100s every
 // block of every workload went to the first GPU, and there it stayed: a
 // command runs where its data is (runtime/direct_launch.h, sole_resident),
-// so the second GPU idled for the whole run. Parasol therefore lets only
-// one of a group of alike devices (core::Device::alike: two GPUs of one
-// model) take a command whose written buffers are on none of them (in
-// main RAM, or on an unlike device such as a CPU the guard moves work off:
-// schedulers/calibration_guard.h), the one with the fewest such commands
-// still running; the policy still weighs it against the devices unlike it. Its read-only inputs may be on one of the
-// group already: they are copied to the other once, then shared (StarPU
-// keeps both copies valid while nobody writes them).
+// so the second GPU idled for the whole run. Within a group of alike
+// devices (core::Device::alike: two GPUs of one model), Parasol therefore
+// decides by the buffers the command writes:
+//  - none of the group holds them (they are in main RAM, or on an unlike
+//    device such as a CPU the guard moves work off:
+//    schedulers/calibration_guard.h): only the member with the fewest such
+//    commands still running may take it, so a burst alternates;
+//  - some do: only those may take it, its read-only inputs are copied there
+//    (once, then shared while nobody writes them). dmda weighs that one
+//    move against the output's and brought nbody's force blocks to the GPU
+//    whose update kernel had just rewritten their positions, all of them
+//    (heft 0.99x of one H100, eager 1.64x).
+// Read-only inputs never count: dmda prefetches a burst's shared input
+// (SGEMM's B) to the device of its first command. The policy still weighs
+// the group's remaining members against the devices unlike them.
 #pragma once
 
 #include <functional>
@@ -30,10 +37,10 @@ namespace parasol::schedulers {
 class FreshSteer {
  public:
   FreshSteer() = default;
-  // Among candidates not in held_back, for each group of alike devices none
-  // of which holds_output(device), keeps the one with the fewest steered
-  // commands running and adds the others' workers to held_back; counts the
-  // command toward the kept ones.
+  // Among candidates not in held_back, for each group of alike devices:
+  // where some hold_output(device), adds the others' workers to held_back;
+  // where none does, keeps the one with the fewest steered commands running,
+  // adds the others' workers to held_back and counts the command toward it.
   static FreshSteer steer(std::span<core::Device* const> candidates, std::vector<int>& held_back,
                           const std::function<bool(const core::Device&)>& holds_output);
 
