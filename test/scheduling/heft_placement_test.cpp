@@ -194,3 +194,69 @@ TEST_CASE("under heft two alike devices share blocks that each have data of thei
   run("cold");
   run("warm");
 }
+
+TEST_CASE("under heft on alike devices blocks stay with their output while a shared input moves") {
+  // nbody's shape: each step every block reads positions one kernel rewrote
+  // on one device and writes an output of its own. The blocks stay where
+  // their outputs are; the positions are copied to them.
+  auto devs = pocl_devices();
+  REQUIRE(devs.size() >= 2);
+  devs.resize(2);
+  Context ctx(devs, heft);
+  Queue q{ctx, nullptr, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
+  Program prog(ctx, fresh_source_tag() +
+                        "__kernel void advance(__global float* out, __global const float* in, int reps) {\n"
+                        "  size_t i = get_global_id(0);\n"
+                        "  float v = out[i];\n"
+                        "  for (int r = 0; r < reps; ++r) v = in[i] + v * 0.5f;\n"
+                        "  out[i] = v;\n"
+                        "}\n"
+                        "__kernel void bump(__global float* p) { p[get_global_id(0)] += 1.0f; }\n");
+  Kernel advance(prog, "advance"), bump(prog, "bump");
+  const size_t n = 1 << 16;
+  const int blocks = 8, steps = 8;
+  int reps = 16;
+  std::vector<float> zero(n, 0.0f);
+  Mem shared(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), zero.data());
+  std::vector<std::unique_ptr<Mem>> outs;
+  for (int b = 0; b < blocks; ++b)
+    outs.push_back(std::make_unique<Mem>(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), zero.data()));
+  std::vector<std::vector<Event>> events(steps, std::vector<Event>(blocks));
+  std::vector<Event> bumps(steps);
+  for (int s = 0; s < steps; ++s) {
+    // The shared input is rewritten on one device, after every block read it.
+    std::vector<cl_event> before;
+    if (s > 0)
+      for (auto& e : events[s - 1]) before.push_back(e.e);
+    set_args(bump, shared.m);
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, bump, 1, nullptr, &n, nullptr, (cl_uint)before.size(),
+                                      before.empty() ? nullptr : before.data(), &bumps[s]));
+    for (int b = 0; b < blocks; ++b) {
+      set_args(advance, outs[b]->m, shared.m, reps);
+      cl_event wait = bumps[s];
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, advance, 1, nullptr, &n, nullptr, 1, &wait, &events[s][b]));
+    }
+  }
+  CL_REQUIRE(clFinish(q));
+  std::string where;
+  for (int s = 0; s < steps; ++s) {
+    for (int b = 0; b < blocks; ++b) where += ran_on(events[s][b]) == devs[0] ? '0' : '1';
+    where += ' ';
+  }
+  INFO("device of each block, step by step: " << where);
+  for (int s = steps / 2; s < steps; ++s) {
+    int on0 = 0;
+    for (int b = 0; b < blocks; ++b) on0 += ran_on(events[s][b]) == devs[0];
+    CHECK(on0 >= 2);
+    CHECK(on0 <= blocks - 2);
+  }
+  // Right values wherever they ran: in = s + 1 at step s, out = in + out/2, reps times a step.
+  double ref = 0.0;
+  for (int s = 0; s < steps; ++s)
+    for (int r = 0; r < reps; ++r) ref = (s + 1) + ref * 0.5;
+  std::vector<float> out(n);
+  for (int b = 0; b < blocks; ++b) {
+    CL_REQUIRE(clEnqueueReadBuffer(q, *outs[b], CL_TRUE, 0, n * sizeof(float), out.data(), 0, nullptr, nullptr));
+    CHECK(out[n - 1] == Approx(ref).epsilon(1e-5));
+  }
+}
