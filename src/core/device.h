@@ -32,7 +32,8 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   cl_ulong global_mem_size() const { return global_mem_; }
   // The same hardware as other (two GPUs of one model): one vendor
   // platform, the same name, type, compute units and memory. Alike devices
-  // share their kernels' measurements (schedulers/shared_measurements.h).
+  // share their kernels' measurements (schedulers/shared_measurements.h)
+  // and split the work of a context among them (schedulers/alike_placement.h).
   bool alike(const Device& other) const;
   // Root devices live as long as the process; clRelease/RetainDevice are no-ops.
   static void destroy(Device*) {}

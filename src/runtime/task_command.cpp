@@ -391,13 +391,13 @@ void TaskCommand::submit() {
   }
   // Model-driven policies: on cold models see schedulers/calibration_guard.h;
   // a command whose output none of a group of alike devices holds goes to
-  // one of them (fresh_spread.h).
+  // one of them (alike_placement.h).
   if (rotation_ && task->cl->model && schedulers::is_data_aware(rotation_->scheduler())) {
     const std::vector<core::Device*> devices = candidates();
     calibration_ = schedulers::place_for_calibration(task, footprint(), devices,
                                                      resident_device(), sched_ctx_);
     if (calibration_.calibrating < 0)
-      steer_ = schedulers::FreshSteer::steer(devices, calibration_.held_back,
+      steer_ = schedulers::AlikeSteer::steer(devices, calibration_.held_back,
                                              [this](const core::Device& d) { return holds_output(d); });
   }
   task_ = task;

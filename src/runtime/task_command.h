@@ -17,7 +17,7 @@
 #include "runtime/data_leases.h"
 #include "runtime/worker_parking.h"
 #include "schedulers/calibration_guard.h"
-#include "schedulers/fresh_spread.h"
+#include "schedulers/alike_placement.h"
 #include "util/small_vector.h"
 
 namespace parasol::runtime {
@@ -80,7 +80,7 @@ class TaskCommand : public core::Command {
   bool held_back(int worker) const;
   core::Device* resident_device() const;
   // Whether a buffer the task writes is valid on device
-  // (schedulers/fresh_spread.h). What it only reads does not count: dmda
+  // (schedulers/alike_placement.h). What it only reads does not count: dmda
   // prefetches a burst's shared input (SGEMM's B) to the device it chose
   // for the burst's first command, which then held every later one.
   bool holds_output(const core::Device& device) const;
@@ -119,7 +119,7 @@ class TaskCommand : public core::Command {
   std::uint64_t finished_ = 0;  // when the worker saw the vendor command done
   starpu_task* task_ = nullptr;
   schedulers::CalibrationPlacement calibration_;
-  schedulers::FreshSteer steer_;  // from submission until the command ends
+  schedulers::AlikeSteer steer_;  // from submission until the command ends
 };
 
 }  // namespace parasol::runtime

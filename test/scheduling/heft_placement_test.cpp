@@ -144,7 +144,7 @@ TEST_CASE("under heft two alike devices share blocks that each have data of thei
   // be). Each block's data stays where it first ran, so the whole run keeps
   // the spread of its first burst: first on cold models (a kernel no earlier
   // run has seen, placed by schedulers/calibration_guard.h), then on the
-  // models that burst warmed, with new buffers (schedulers/fresh_spread.h).
+  // models that burst warmed, with new buffers (schedulers/alike_placement.h).
   auto devs = pocl_devices();
   REQUIRE(devs.size() >= 2);
   devs.resize(2);

@@ -1,4 +1,4 @@
-#include "schedulers/fresh_spread.h"
+#include "schedulers/alike_placement.h"
 
 #include <starpu.h>
 
@@ -19,9 +19,9 @@ int worker_of(const core::Device* d) { return d->worker().worker_id; }
 
 }  // namespace
 
-FreshSteer FreshSteer::steer(std::span<core::Device* const> candidates, std::vector<int>& held_back,
+AlikeSteer AlikeSteer::steer(std::span<core::Device* const> candidates, std::vector<int>& held_back,
                              const std::function<bool(const core::Device&)>& holds_output) {
-  FreshSteer s;
+  AlikeSteer s;
   auto held = [&](const core::Device* d) {
     return std::find(held_back.begin(), held_back.end(), worker_of(d)) != held_back.end();
   };
@@ -62,7 +62,7 @@ FreshSteer FreshSteer::steer(std::span<core::Device* const> candidates, std::vec
   return s;
 }
 
-FreshSteer& FreshSteer::operator=(FreshSteer&& o) noexcept {
+AlikeSteer& AlikeSteer::operator=(AlikeSteer&& o) noexcept {
   if (this != &o) {
     release();
     toward_ = std::move(o.toward_);
@@ -71,7 +71,7 @@ FreshSteer& FreshSteer::operator=(FreshSteer&& o) noexcept {
   return *this;
 }
 
-void FreshSteer::release() {
+void AlikeSteer::release() {
   for (int w : toward_) steered()[w].fetch_sub(1, std::memory_order_relaxed);
   toward_.clear();
 }

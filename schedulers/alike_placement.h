@@ -34,21 +34,21 @@
 namespace parasol::schedulers {
 
 // The devices a command was steered toward, counted until it ends.
-class FreshSteer {
+class AlikeSteer {
  public:
-  FreshSteer() = default;
+  AlikeSteer() = default;
   // Among candidates not in held_back, for each group of alike devices:
   // where some hold_output(device), adds the others' workers to held_back;
   // where none does, keeps the one with the fewest steered commands running,
   // adds the others' workers to held_back and counts the command toward it.
-  static FreshSteer steer(std::span<core::Device* const> candidates, std::vector<int>& held_back,
+  static AlikeSteer steer(std::span<core::Device* const> candidates, std::vector<int>& held_back,
                           const std::function<bool(const core::Device&)>& holds_output);
 
-  FreshSteer(FreshSteer&& o) noexcept : toward_(std::move(o.toward_)) { o.toward_.clear(); }
-  FreshSteer& operator=(FreshSteer&& o) noexcept;
-  FreshSteer(const FreshSteer&) = delete;
-  FreshSteer& operator=(const FreshSteer&) = delete;
-  ~FreshSteer() { release(); }
+  AlikeSteer(AlikeSteer&& o) noexcept : toward_(std::move(o.toward_)) { o.toward_.clear(); }
+  AlikeSteer& operator=(AlikeSteer&& o) noexcept;
+  AlikeSteer(const AlikeSteer&) = delete;
+  AlikeSteer& operator=(const AlikeSteer&) = delete;
+  ~AlikeSteer() { release(); }
   // The command ended, or never reached StarPU.
   void release();
 
