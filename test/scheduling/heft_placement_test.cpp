@@ -30,6 +30,20 @@ cl_ulong bytes_moved(const std::vector<cl_device_id>& devs) {
   return total;
 }
 
+// Two PoCL devices of one machine: alike (core::Device::alike), as two GPUs
+// of one model are; an out-of-order context queue over them under heft.
+struct TwoAlike {
+  std::vector<cl_device_id> devs = first_two(pocl_devices());
+  Context ctx{devs, heft};
+  Queue q{ctx, nullptr, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
+
+  static std::vector<cl_device_id> first_two(std::vector<cl_device_id> d) {
+    REQUIRE(d.size() >= 2);
+    d.resize(2);
+    return d;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("under heft with warm models a chain reusing its buffers stays on one device") {
@@ -139,17 +153,12 @@ TEST_CASE("under heft with warm models the faster device receives more of the wo
   CHECK((t0 < t1 ? on0 : on1) > buffers * 3 / 4);  // the faster one got most of the work
 }
 
-TEST_CASE("under heft two alike devices share blocks that each have data of their own") {
+TEST_CASE_METHOD(TwoAlike, "under heft two alike devices share blocks that each have data of their own") {
   // Two PoCL devices of one machine are alike (two GPUs of one model would
   // be). Each block's data stays where it first ran, so the whole run keeps
   // the spread of its first burst: first on cold models (a kernel no earlier
   // run has seen, placed by schedulers/calibration_guard.h), then on the
   // models that burst warmed, with new buffers (schedulers/alike_placement.h).
-  auto devs = pocl_devices();
-  REQUIRE(devs.size() >= 2);
-  devs.resize(2);
-  Context ctx(devs, heft);
-  Queue q{ctx, nullptr, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
   Program prog(ctx, fresh_source_tag() + kSaxpyLoop);
   Kernel k(prog, "saxpy_loop");
   const size_t n = 1 << 16;
@@ -195,15 +204,10 @@ TEST_CASE("under heft two alike devices share blocks that each have data of thei
   run("warm");
 }
 
-TEST_CASE("under heft on alike devices blocks stay with their output while a shared input moves") {
+TEST_CASE_METHOD(TwoAlike, "under heft on alike devices blocks stay with their output while a shared input moves") {
   // nbody's shape: each step every block reads positions one kernel rewrote
   // on one device and writes an output of its own. The blocks stay where
   // their outputs are; the positions are copied to them.
-  auto devs = pocl_devices();
-  REQUIRE(devs.size() >= 2);
-  devs.resize(2);
-  Context ctx(devs, heft);
-  Queue q{ctx, nullptr, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
   Program prog(ctx, fresh_source_tag() +
                         "__kernel void advance(__global float* out, __global const float* in, int reps) {\n"
                         "  size_t i = get_global_id(0);\n"
