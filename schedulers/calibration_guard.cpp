@@ -105,9 +105,8 @@ bool calibrate_if_far_slower(starpu_task* task, const core::Device* d, const Slo
     return false;
   starpu_perfmodel* model = task->cl->model;
   for (int i = 1; i < calibration_minimum(); ++i) record_measurement(task, *d, measured_us);
-  log::info("kernel '", model->symbol, "' took ", measured_us, " us on ", d->name(), " [",
-            d->vendor_platform_name(), "], ", measured_us / best.us, "x its time on ",
-            best.device->name(), ": that measurement calibrates its model there");
+  log::info("kernel '", model->symbol, "' took ", measured_us, " us on ", d->label(), ", ", measured_us / best.us, "x its time on ",
+            best.device->label(), ": that measurement calibrates its model there");
   return true;
 }
 
@@ -123,8 +122,8 @@ CalibrationPlacement place_for_calibration(starpu_task* task, std::uint32_t foot
     // ...unless the data sits on a device far slower than the fastest.
     if (resident && resident != best.device &&
         expected_us(task, resident, sched_ctx) >= kStranded * best.us) {
-      log::debug("kernel '", model->symbol, "': its data is on ", resident->name(),
-                 ", far slower than ", best.device->name(), " for it: held back from it");
+      log::debug("kernel '", model->symbol, "': its data is on ", resident->label(),
+                 ", far slower than ", best.device->label(), " for it: held back from it");
       return CalibrationPlacement{{worker_of(resident)}, -1};
     }
     return {};

@@ -26,7 +26,7 @@ std::string Context::device_list() const {
   std::string out;
   for (const Device* d : devices_) {
     if (!out.empty()) out += ", ";
-    out += d->name() + " [" + d->vendor_platform_name() + "]";
+    out += d->label();
   }
   return out;
 }

@@ -49,6 +49,10 @@ Device::Device(const runtime::VendorWorker& worker) : worker_(worker) {
   vendor_platform_name_ = query_string(&platform_info, worker_.platform, CL_PLATFORM_NAME);
 }
 
+void Device::set_index(std::size_t index) {
+  label_ = name_ + " [" + vendor_platform_name_ + "] (device " + std::to_string(index) + ")";
+}
+
 bool Device::alike(const Device& other) const {
   return !is_native() && !other.is_native() && worker_.platform == other.worker_.platform &&
          type_ == other.type_ && compute_units_ == other.compute_units_ &&

@@ -24,6 +24,10 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   cl_uint compute_units() const { return compute_units_; }
   const std::string& name() const { return name_; }
   const std::string& vendor_platform_name() const { return vendor_platform_name_; }
+  // How logs name the device: "name [vendor platform] (device N)", N its
+  // place in the platform's list, so that two GPUs of one model differ.
+  const std::string& label() const { return label_; }
+  void set_index(std::size_t index);  // Platform numbers its devices once
   cl_uint mem_base_addr_align_bits() const { return base_align_bits_; }
   cl_ulong max_mem_alloc_size() const { return max_alloc_; }
   // The memory StarPU may use on this device: the vendor's global memory,
@@ -44,6 +48,7 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   cl_uint compute_units_ = 1;
   std::string name_;
   std::string vendor_platform_name_;
+  std::string label_;
   cl_uint base_align_bits_ = 1024;
   cl_ulong max_alloc_ = 0;
   cl_ulong global_mem_ = 0;

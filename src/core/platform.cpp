@@ -23,9 +23,11 @@ std::span<Device* const> Platform::devices() {
     for (const auto& w : rt->vendor_workers()) devices_.push_back(create<Device>(w));
     // Parasol's own device comes last: a vendor's device stays the default.
     if (rt->native_worker() >= 0) devices_.push_back(Device::create_native(rt->native_worker()));
-    for (std::size_t i = 0; i < devices_.size(); ++i)
+    for (std::size_t i = 0; i < devices_.size(); ++i) {
+      devices_[i]->set_index(i);
       log::info("device ", i, ": ", devices_[i]->name(), " [", devices_[i]->vendor_platform_name(),
                 "] (StarPU worker ", devices_[i]->worker().worker_id, ")");
+    }
     if (devices_.empty())
       log::warn("Parasol found no device: its platform has no devices "
                 "(PARASOL_LOG=info says why each vendor device was left out)");

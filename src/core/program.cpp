@@ -39,7 +39,7 @@ Program::Program(Context* context, std::string source, cl_int& err)
     b.program.set_platform(d->worker().platform);
     if (e != CL_SUCCESS) {
       log::error("vendor ", d->vendor_platform_name(), " refused the program source on ",
-                 d->name(), " (error ", e, ")");
+                 d->label(), " (error ", e, ")");
       err = e;
     }
     builds_.push_back(std::move(b));

@@ -98,13 +98,12 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   event.begin_direct(device, named);
   static constexpr const char* kWhat[] = {"read", "write", "copy"};
   const char* what = kWhat[static_cast<int>(vendor_form_->kind)];
-  log::debug(what, " (event ", event.id(), ") goes directly to ", device->name(), " [",
-             device->vendor_platform_name(), "]");
+  log::debug(what, " (event ", event.id(), ") goes directly to ", device->label());
   DirectSlot slot(event);
   if (cl_int err = enqueue_vendor(*device, pins, slot.event_out(done_)); err != CL_SUCCESS) {
     slot.release();
-    log::error(what, " of buffer data on ", device->name(), " [", device->vendor_platform_name(),
-               "] refused by the vendor: ", error_name(err), " (", err, ")");
+    log::error(what, " of buffer data on ", device->label(),
+               " refused by the vendor: ", error_name(err), " (", err, ")");
     pins.used_by(nullptr);
     done_ = nullptr;
     if (trace::enabled()) trace::record(event, nullptr, bytes_, err);

@@ -97,7 +97,7 @@ bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
     if (!can_run_on(*d)) continue;
     double t = schedulers::model_expected_us(cl, fp, d->worker().worker_id, sched_ctx());
     if (std::isnan(t)) {
-      log::debug("kernel ", kernel_->name(), ": no model of its launch shape on ", d->name(),
+      log::debug("kernel ", kernel_->name(), ": no model of its launch shape on ", d->label(),
                  " yet: StarPU places it");
       return false;
     }
@@ -108,11 +108,11 @@ bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
       best_elsewhere = std::min(best_elsewhere, t);
   }
   if (std::isnan(here) || here > kResidentSlowdown * best) {
-    log::debug("kernel ", kernel_->name(), ": ", resident.name(), " holds its data but takes ",
+    log::debug("kernel ", kernel_->name(), ": ", resident.label(), " holds its data but takes ",
                here, " us against ", best, " us on the fastest device: StarPU places it");
     return false;
   }
-  log::debug("kernel ", kernel_->name(), ": stays on ", resident.name(), " (", here,
+  log::debug("kernel ", kernel_->name(), ": stays on ", resident.label(), " (", here,
              " us there, ", best_elsewhere, " us on the fastest other device)");
   memo = {kernel_.get(), &resident, shape, sched_ctx(), now + kKeepMemoNs};
   return true;
@@ -174,8 +174,8 @@ std::size_t KernelCommand::size() const { return range_.global[0] * range_.globa
 cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event* done) {
   cl_kernel k = kernel_->vendor_for(&device);
   if (!k) {
-    log::error("kernel ", kernel_->name(), " is not built for ", device.name(), " [",
-               device.vendor_platform_name(), "]: CL_INVALID_PROGRAM_EXECUTABLE");
+    log::error("kernel ", kernel_->name(), " is not built for ", device.label(),
+               ": CL_INVALID_PROGRAM_EXECUTABLE");
     return CL_INVALID_PROGRAM_EXECUTABLE;
   }
   // Held until the windows below are released.
@@ -216,8 +216,8 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event* d
         break;
     }
     if (err != CL_SUCCESS) {
-      log::error("kernel ", kernel_->name(), " on ", device.name(), " [",
-                 device.vendor_platform_name(), "]: argument ", i, " refused by the vendor: ",
+      log::error("kernel ", kernel_->name(), " on ", device.label(), ": argument ", i,
+                 " refused by the vendor: ",
                  error_name(err), " (", err, ")");
       return err;
     }
@@ -228,8 +228,7 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event* d
                                       local_given ? range_.local.data() : nullptr, 0, nullptr,
                                       done);
   if (err != CL_SUCCESS) {
-    log::error("kernel ", kernel_->name(), " on ", device.name(), " [",
-               device.vendor_platform_name(), "]: the vendor refused the launch: ",
+    log::error("kernel ", kernel_->name(), " on ", device.label(), ": the vendor refused the launch: ",
                error_name(err), " (", err, ")");
     if (done) *done = nullptr;
     return err;

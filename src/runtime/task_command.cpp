@@ -106,8 +106,7 @@ bool TaskCommand::fits_on(const core::Device& device) const {
 core::Device& TaskCommand::begin_on_worker() {
   core::Device* device = core::Platform::instance().device_for_worker(starpu_worker_get_id());
   event_->set_executed_on(device);
-  log::debug("command '", name(), "' (event ", event_->id(), ") starts on ", device->name(), " [",
-             device->vendor_platform_name(), "], ",
+  log::debug("command '", name(), "' (event ", event_->id(), ") starts on ", device->label(), ", ",
              pinned_ ? "its device queue's device" : "chosen by its context's policy");
   event_->set_running();
   started_ = now_ns();
@@ -230,8 +229,8 @@ void TaskCommand::on_direct_done(void* self, cl_int proof_status) {
   auto* cmd = static_cast<TaskCommand*>(self);
   if (!cmd->done_ && proof_status < 0) {
     const core::Device* d = cmd->event_->executed_on();
-    log::error("command '", cmd->name(), "' (event ", cmd->event_->id(), ") on ", d->name(), " [",
-               d->vendor_platform_name(), "] had no vendor event of its own, and the later one "
+    log::error("command '", cmd->name(), "' (event ", cmd->event_->id(), ") on ", d->label(),
+               " had no vendor event of its own, and the later one "
                "proving it done ended with ", error_name(proof_status), " (", proof_status,
                "): it is reported failed too");
     cmd->status_ = proof_status;
@@ -258,7 +257,7 @@ void TaskCommand::on_done(void* self) {
     if (status < 0) {
       const core::Device* d = cmd->event_->executed_on();
       log::error("command '", cmd->name(), "' (event ", cmd->event_->id(), ") failed on ",
-                 d->name(), " [", d->vendor_platform_name(), "]: the vendor's event ended with ",
+                 d->label(), ": the vendor's event ended with ",
                  error_name(status), " (", status, ")");
       cmd->status_ = status;
     }
@@ -284,7 +283,7 @@ void TaskCommand::on_done(void* self) {
 bool TaskCommand::reschedule_after(core::Device& failed) {
   if (!rotation_) return false;
   if (rotation_->take_out_of_rotation(&failed))
-    log::warn(failed.name(), " [", failed.vendor_platform_name(), "] failed with ",
+    log::warn(failed.label(), " failed with ",
               error_name(status_), ": it leaves the rotation of its context's queues");
   bool another = false;
   for (core::Device* d : rotation_->devices())
@@ -339,8 +338,8 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
   for (std::size_t i = 0; i < handles_.size(); ++i) buffers.push_back(pins.interface(i));
   event_ = &event;
   event.begin_direct(device, named);
-  log::debug("command '", name(), "' (event ", event.id(), ") goes directly to ", device->name(),
-             " [", device->vendor_platform_name(), "]: its data is resident there");
+  log::debug("command '", name(), "' (event ", event.id(), ") goes directly to ", device->label(),
+             ": its data is resident there");
   started_ = now_ns();
   DirectSlot slot(event);
   status_ = execute(buffers.data(), *device, slot.event_out(done_));

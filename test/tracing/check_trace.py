@@ -182,7 +182,9 @@ def check_failure(suite_env, program, out_dir):
         os.remove(trace)
     stdout, log = run([suite_env, program, "--fail"], {"PARASOL_LOG": "warn",
                                                          "PARASOL_TRACE": trace})
-    m = re.search(r"^\[parasol\] error: kernel add_local on (Oclgrind[^\n]*\[Oclgrind\]): the "
+    # Logs name a device "name [vendor] (device N)"; its trace lane "name [vendor]".
+    m = re.search(r"^\[parasol\] error: kernel add_local on (Oclgrind[^\n]*\[Oclgrind\]) "
+                  r"\(device \d+\): the "
                   r"vendor refused the launch: (CL_\w+) \((-\d+)\)$", log, re.M)
     require(m, "the log does not say which vendor refused the launch and why:\n" + log)
     device, name, code = m.groups()
