@@ -105,8 +105,9 @@ bool calibrate_if_far_slower(starpu_task* task, const core::Device* d, const Slo
     return false;
   starpu_perfmodel* model = task->cl->model;
   for (int i = 1; i < calibration_minimum(); ++i) record_measurement(task, *d, measured_us);
-  log::info("kernel '", model->symbol, "' took ", measured_us, " us on ", d->label(), ", ", measured_us / best.us, "x its time on ",
-            best.device->label(), ": that measurement calibrates its model there");
+  log::info("kernel '", model->symbol, "' took ", measured_us, " us on ", d->label(), ", ",
+            measured_us / best.us, "x its time on ", best.device->label(),
+            ": that measurement calibrates its model there");
   return true;
 }
 

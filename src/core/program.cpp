@@ -115,7 +115,7 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
         b->options = options;
         b->status = b->native ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
         b->binary_type = b->native ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE : CL_PROGRAM_BINARY_TYPE_NONE;
-        if (!b->native) log::info("build failed on ", b->device->name(), ":\n", b->log);
+        if (!b->native) log::info("build failed on ", b->device->label(), ":\n", b->log);
         return;
       }
       cl_device_id vd = b->device->vendor();
@@ -130,8 +130,7 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
       b->binary_type = e == CL_SUCCESS ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE
                                        : CL_PROGRAM_BINARY_TYPE_NONE;
       if (e != CL_SUCCESS)
-        log::info("build failed on ", b->device->name(), " (", b->device->vendor_platform_name(),
-                  ", error ", e, "):\n", b->log);
+        log::info("build failed on ", b->device->label(), " (error ", e, "):\n", b->log);
     });
   }
   for (auto& t : threads) t.join();

@@ -389,8 +389,8 @@ void TaskCommand::submit() {
     }
   }
   // Model-driven policies: on cold models see schedulers/calibration_guard.h;
-  // a command whose output none of a group of alike devices holds goes to
-  // one of them (alike_placement.h).
+  // among alike devices, a command goes where its output is, or to the least
+  // loaded of them when none holds it (alike_placement.h).
   if (rotation_ && task->cl->model && schedulers::is_data_aware(rotation_->scheduler())) {
     const std::vector<core::Device*> devices = candidates();
     calibration_ = schedulers::place_for_calibration(task, footprint(), devices,
