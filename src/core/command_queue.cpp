@@ -14,19 +14,48 @@ CommandQueue::CommandQueue(Context* context, Device* device,
                            cl_command_queue_properties properties)
     : context_(context), device_(device), properties_(properties) {}
 
+bool CommandQueue::try_record(Command& work) {
+  // Not in in_flight_: finish() drains its devices' lanes, records and all.
+  std::lock_guard lock(mutex_);
+  Device* on = work.launch_record(*this, last_.get(), tail_);
+  if (!on) return false;
+  // What comes next is ordered behind it on on's vendor queue (so behind
+  // last_ too, which launch_record() found done or queued there).
+  last_ = nullptr;
+  tail_ = on;
+  return true;
+}
+
+Ref<Event> CommandQueue::behind_records(Device& tail) {
+  auto watch = Ref<Event>::adopt(create<Event>(context_.get(), this, CL_COMMAND_MARKER, nullptr));
+  drop_api_reference(watch);
+  in_flight_.fetch_add(1, std::memory_order_relaxed);
+  runtime::queue_behind_lane(*watch, tail);
+  return watch;
+}
+
 Ref<Event> CommandQueue::enqueue(cl_command_type type, std::unique_ptr<Command> work,
-                                 std::span<Event* const> wait_list, Ordering ordering) {
+                                 std::span<Event* const> wait_list, Ordering ordering,
+                                 bool event_wanted) {
+  // Without an event: nothing else to wire (no wait list, queue order is
+  // the vendor queue's), and nothing to create, hand over or complete but
+  // the lane's entry. No profiling: it would have nothing to say.
+  if (!event_wanted && wait_list.empty() && ordering == Ordering::Normal && in_order() &&
+      !(properties_ & CL_QUEUE_PROFILING_ENABLE) && work && try_record(*work))
+    return {};
   auto event = Ref<Event>::adopt(create<Event>(context_.get(), this, type, std::move(work)));
   in_flight_.fetch_add(1, std::memory_order_relaxed);
   // Queue order orders, does not propagate failures: the command before (in
   // order) or the last barrier (out of order), plus, for a marker or barrier
   // with an empty wait list, every command since that barrier.
   Ref<Event> previous;
+  Device* tail = nullptr;  // in order: records went since previous, on this device
   std::vector<Ref<Event>> since;
   {
     std::lock_guard lock(mutex_);
     if (in_order()) {
       previous = std::exchange(last_, event);
+      tail = std::exchange(tail_, nullptr);
     } else {
       bool all_before = ordering == Ordering::Barrier || ordering == Ordering::WaitForAll;
       if (all_before && wait_list.empty()) since = since_barrier_;
@@ -48,9 +77,16 @@ Ref<Event> CommandQueue::enqueue(cl_command_type type, std::unique_ptr<Command> 
     for (Event* e : wait_list) deps.push_back(e);
     if (previous) deps.push_back(previous.get());
     for (auto& e : since) deps.push_back(e.get());
-    if (w->launch_direct(*event, {deps.data(), deps.size()}, wait_list)) return event;
-    if (runtime::all_complete({deps.data(), deps.size()})) event->direct_refused_when_ready();
+    {
+      runtime::DirectTail behind(tail);
+      if (w->launch_direct(*event, {deps.data(), deps.size()}, wait_list)) return event;
+    }
+    if (!tail && runtime::all_complete({deps.data(), deps.size()}))
+      event->direct_refused_when_ready();
   }
+  // Elsewhere than behind the records on their device: after an event
+  // that completes once they have.
+  if (tail) event->depend_on(behind_records(*tail).get(), false);
   for (Event* e : wait_list) event->depend_on(e);
   if (previous) event->depend_on(previous.get(), false);
   for (auto& e : since) event->depend_on(e.get(), false);
@@ -96,6 +132,7 @@ void CommandQueue::on_last_api_release() {
   // stops remembering them, which also breaks the event -> queue cycle.
   std::lock_guard lock(mutex_);
   last_ = nullptr;
+  tail_ = nullptr;
   last_barrier_ = nullptr;
   since_barrier_.clear();
 }

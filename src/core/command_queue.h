@@ -31,9 +31,13 @@ class CommandQueue final
 
   // Enqueues a command: creates its event, wires its dependencies (wait list
   // plus queue order) and starts it. Returns the event (one internal
-  // reference owned by the caller through the Ref).
+  // reference owned by the caller through the Ref). With event_wanted
+  // false (the caller neither hands the event out nor waits for it), a
+  // command may go without one, as a record (Command::launch_record()):
+  // then the Ref is null.
   Ref<Event> enqueue(cl_command_type type, std::unique_ptr<Command> work,
-                     std::span<Event* const> wait_list, Ordering ordering = Ordering::Normal);
+                     std::span<Event* const> wait_list, Ordering ordering = Ordering::Normal,
+                     bool event_wanted = true);
 
   // Blocks until every command enqueued so far has finished.
   void finish();
@@ -55,8 +59,18 @@ class CommandQueue final
   Device* device_;
   cl_command_queue_properties properties_;
 
+  // A command without an event, sent to a vendor queue on this thread:
+  // true if it went. Under mutex_, so that queue order is lane order.
+  bool try_record(Command& work);
+  // An event standing for the records queued last (on tail_), the previous
+  // command of one that does not queue behind them on that device.
+  Ref<Event> behind_records(Device& tail);
+
   std::mutex mutex_;
   Ref<Event> last_;                     // in-order: the previous command
+  // In-order: the device whose lane holds the queue's latest commands, sent
+  // as records (without events) after last_; null when last_ is the latest.
+  Device* tail_ = nullptr;
   Ref<Event> last_barrier_;             // out-of-order: the last barrier
   std::vector<Ref<Event>> since_barrier_;  // out-of-order: commands after it
 

@@ -101,7 +101,9 @@ cl_int enqueue_host(const char* function, CommandQueue* q, cl_command_type type,
     return err;
   auto work = std::make_unique<runtime::HostCommand>(std::move(accesses), std::move(body), bytes,
                                                      vendor_form);
-  Ref<core::Event> e = q->enqueue(type, std::move(work), waits);
+  Ref<core::Event> e =
+      q->enqueue(type, std::move(work), waits, core::Ordering::Normal, blocking || event);
+  if (!e) return CL_SUCCESS;  // it went without one (CommandQueue::enqueue)
   cl_int result = CL_SUCCESS;
   if (blocking && e->wait() < 0) result = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
   give_event(std::move(e), event);

@@ -53,7 +53,18 @@ bool all_complete(std::span<core::Event* const> events) {
                      [](core::Event* e) { return e->status() == CL_COMPLETE; });
 }
 
+namespace {
+thread_local const core::Device* t_tail_device = nullptr;
+}  // namespace
+
+DirectTail::DirectTail(const core::Device* device) { t_tail_device = device; }
+DirectTail::~DirectTail() { t_tail_device = nullptr; }
+
 bool dependencies_allow(const core::Device& device, std::span<core::Event* const> deps) {
+  // The first check only: a launch it allows may complete others, whose
+  // successors then launch from this thread with dependencies of their own.
+  if (const core::Device* tail = std::exchange(t_tail_device, nullptr); tail && tail != &device)
+    return false;
   for (core::Event* e : deps) {
     cl_int s = e->status();
     if (s == CL_COMPLETE) continue;
@@ -81,11 +92,13 @@ core::Device* sole_resident(const core::Context& context,
 
 struct Pending {
   // The command's own vendor event (the command owns it until complete()
-  // runs), a marker's (owned here), or null: a command without one.
+  // runs), a marker's or a record's (owned here: owned), or null: a command
+  // without one.
   cl_event done;
   void (*complete)(void*, cl_int);  // null for a marker
   void* self;
   std::uint64_t seq;  // push order
+  bool owned;         // done is the lane's to release
 };
 
 // The direct commands of one device in vendor-queue order (DirectSlot): the
@@ -189,10 +202,8 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
     }
     for (Finished& f : finished) {
       if (f.own_event_status) f.status = vendor_event_status(f.p.done, CL_COMPLETE);
-      if (f.p.complete)
-        f.p.complete(f.p.self, f.status);
-      else
-        clReleaseEvent(f.p.done);  // a marker
+      if (f.p.complete) f.p.complete(f.p.self, f.status);
+      if (f.p.owned) clReleaseEvent(f.p.done);
     }
     total += finished.size();
     if (finished.size() < kBatch) return total;
@@ -217,7 +228,7 @@ cl_event push_marker(Lane& lane, const core::Device& device) {
   clRetainEvent(marker);
   lane.unevented_run = 0;
   std::lock_guard lock(lane.mutex);
-  lane.fifo.push_back({marker, nullptr, nullptr, ++lane.pushed});
+  lane.fifo.push_back({marker, nullptr, nullptr, ++lane.pushed, true});
   return marker;
 }
 
@@ -376,11 +387,37 @@ bool may_go_without_event(const core::Device& device) {
 
 }  // namespace
 
-DirectSlot::DirectSlot(const core::Event& event)
-    : lane_(lane_of(*event.executed_on())), order_(lane_.order) {
-  if (lane_.unevented_ok < 0) lane_.unevented_ok = may_go_without_event(*event.executed_on());
-  wants_event_ = completion_mode() != Completion::Waiter || event.profiled() || event.awaited() ||
+DirectSlot::DirectSlot(const core::Device& device, bool event_needed)
+    : lane_(lane_of(device)), order_(lane_.order) {
+  if (lane_.unevented_ok < 0) lane_.unevented_ok = may_go_without_event(device);
+  wants_event_ = event_needed || completion_mode() != Completion::Waiter ||
                  lane_.unevented_run >= 31 || !lane_.unevented_ok;
+}
+
+DirectSlot::DirectSlot(const core::Event& event)
+    : DirectSlot(*event.executed_on(), event.profiled() || event.awaited()) {}
+
+unsigned DirectSlot::join(const core::Device& device, LeasePins& pins, cl_event done,
+                          void (*complete)(void*, cl_int), void* self, bool owned) {
+  if (done)
+    pins.used_by(done);
+  else
+    pins.used_without_event();
+  unsigned launched;
+  bool was_empty;
+  {
+    std::lock_guard lock(lane_.mutex);
+    was_empty = lane_.fifo.empty();
+    lane_.fifo.push_back({done, complete, self, ++lane_.pushed, owned});  // self may be gone from here on
+    launched = ++lane_.launched;
+  }
+  lane_.unevented_run = done ? 0 : lane_.unevented_run + 1;
+  // Before anything that may complete commands: their successors may
+  // launch on this device from this thread.
+  order_.unlock();
+  // The waiter only sleeps on an empty lane.
+  if (completion_mode() == Completion::Waiter && was_empty) wake_waiter(lane_, device);
+  return launched;
 }
 
 void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_event done,
@@ -389,30 +426,12 @@ void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_
   // the command is in its lane.
   core::Ref<core::Event> keep(&event);
   const core::Device& device = *event.executed_on();
-  if (done) {
-    // The event's own reference to the vendor event, taken now: once in the
-    // lane, the command may complete and release its reference any moment.
-    clRetainEvent(done);
-    pins.used_by(done);
-  } else {
-    pins.used_without_event();
-  }
+  // The event's own reference to the vendor event, taken now: once in the
+  // lane, the command may complete and release its reference any moment.
+  if (done) clRetainEvent(done);
   Lane& lane = slot.lane_;
-  unsigned launched;
-  bool was_empty;
-  {
-    std::lock_guard lock(lane.mutex);
-    was_empty = lane.fifo.empty();
-    lane.fifo.push_back({done, complete, self, ++lane.pushed});  // self may be gone from here on
-    launched = ++lane.launched;
-  }
-  lane.unevented_run = done ? 0 : lane.unevented_run + 1;
-  // Before anything that may complete commands: their successors may
-  // launch on this device from this thread.
-  slot.order_.unlock();
+  const unsigned launched = slot.join(device, pins, done, complete, self, false);
   const Completion mode = completion_mode();
-  // The waiter only sleeps on an empty lane.
-  if (mode == Completion::Waiter && was_empty) wake_waiter(lane, device);
   // Published only once in the lane: whoever sees it queued may arm a
   // callback, whose harvest must find the command there. Whoever came to
   // await the event before (a successor registering between launch and
@@ -435,6 +454,35 @@ void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_
   // Every 8th launch: a status query costs about 1.5 us on NVIDIA (H100
   // host), as much as the launch's own event.
   if (mode == Completion::Lazy && launched % 8 == 0) harvest(lane);
+}
+
+void hand_over_record(DirectSlot& slot, const core::Device& device, LeasePins& pins,
+                      cl_event done, void (*complete)(void*, cl_int), void* self) {
+  Lane& lane = slot.lane_;
+  // Kept for the callback below: in the lane, the record may end any moment.
+  const cl_event proof = done;
+  if (done) clRetainEvent(done);
+  const unsigned launched = slot.join(device, pins, done, complete, self, true);
+  const Completion mode = completion_mode();
+  const bool periodic = launched % 32 == 0;
+  if (mode == Completion::Callback || (mode == Completion::Lazy && periodic))
+    arm_for(lane, device, proof);
+  if (proof) clReleaseEvent(proof);
+  if (periodic) clFlush(device.worker().queue);
+  if (mode == Completion::Lazy && launched % 8 == 0) harvest(lane);
+}
+
+namespace {
+void complete_watch(void* event, cl_int) {
+  static_cast<core::Event*>(event)->complete(CL_COMPLETE);
+}
+}  // namespace
+
+void queue_behind_lane(core::Event& event, core::Device& device) {
+  event.begin_direct(&device);
+  DirectSlot slot(device);
+  LeasePins none;
+  hand_over_direct(slot, event, none, nullptr, &complete_watch, &event);
 }
 
 void direct_progress(core::Event& event, bool wait) {

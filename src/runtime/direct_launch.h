@@ -49,8 +49,21 @@ bool take_lease_wait_needed();
 bool all_complete(std::span<core::Event* const> events);
 
 // Every dependency completed successfully, or is a direct command queued
-// before on device's vendor queue (which runs in order).
+// before on device's vendor queue (which runs in order); and, while a
+// DirectTail of this thread names a device, device is that one.
 bool dependencies_allow(const core::Device& device, std::span<core::Event* const> deps);
+
+// A queue's command enqueued behind its records (commands sent to a lane
+// without a Parasol event: core::CommandQueue) is ordered after them only on
+// their device's vendor queue: while alive, the first dependencies_allow()
+// of this thread accepts no other device (null: any).
+class DirectTail {
+ public:
+  explicit DirectTail(const core::Device* device);
+  ~DirectTail();
+  DirectTail(const DirectTail&) = delete;
+  DirectTail& operator=(const DirectTail&) = delete;
+};
 
 // Under a data-aware policy (heft, the dmda family), the device a context
 // queue's command using these handles would stay on: the only vendor device
@@ -80,6 +93,8 @@ std::unique_lock<std::mutex> hold_direct_order(const core::Device& device);
 class DirectSlot {
  public:
   explicit DirectSlot(const core::Event& event);  // after event.begin_direct()
+  // For a command without a Parasol event (a record: hand_over_record()).
+  explicit DirectSlot(const core::Device& device, bool event_needed = false);
   DirectSlot(const DirectSlot&) = delete;
   DirectSlot& operator=(const DirectSlot&) = delete;
   // Where the vendor enqueue leaves its event: null when it asks for none.
@@ -93,6 +108,13 @@ class DirectSlot {
  private:
   friend void hand_over_direct(DirectSlot&, core::Event&, LeasePins&, cl_event,
                                void (*)(void*, cl_int), void*);
+  friend void hand_over_record(DirectSlot&, const core::Device&, LeasePins&, cl_event,
+                               void (*)(void*, cl_int), void*);
+  // The part of a hand-over every command shares: the leases learn of the
+  // vendor command, it joins the lane, the slot is let go, the waiter is
+  // woken. The lane's launch count after it.
+  unsigned join(const core::Device& device, LeasePins& pins, cl_event done,
+                void (*complete)(void*, cl_int), void* self, bool lane_owns_done);
   Lane& lane_;
   std::unique_lock<std::mutex> order_;
   bool wants_event_;
@@ -111,6 +133,20 @@ class DirectSlot {
 // command in 32. self may be gone after.
 void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_event done,
                       void (*complete)(void*, cl_int), void* self);
+
+// hand_over_direct() for a command without a Parasol event (a record of
+// core::CommandQueue): nothing waits for it but its queue's clFinish (which
+// drains the lane) and the commands behind it. complete(self, status) runs
+// once the vendor completed it; the lane owns done (the vendor's event, if
+// the slot asked for one).
+void hand_over_record(DirectSlot& slot, const core::Device& device, LeasePins& pins,
+                      cl_event done, void (*complete)(void*, cl_int), void* self);
+
+// Starts event, which has no command, as a direct one on device: it
+// completes once everything in device's lane now has (the queue's records
+// it stands for). The event's own status is CL_COMPLETE whatever theirs:
+// queue order orders, it does not propagate failures.
+void queue_behind_lane(core::Event& event, core::Device& device);
 
 // The hooks of core::Event and core::CommandQueue for direct commands:
 // progress() arms the event's callback and flushes its vendor queue (wait:

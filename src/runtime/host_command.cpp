@@ -69,34 +69,59 @@ void HostCommand::acquire_next() {
   event_->complete(status);  // may destroy this command: nothing after
 }
 
+namespace {
+
+constexpr const char* kWhat[] = {"read", "write", "copy"};
+
+void count_transfer(const core::Device& device, const VendorTransfer& t) {
+  if (t.kind != VendorTransfer::Kind::Copy)
+    record_host_transfer(device.worker(), t.size, t.kind == VendorTransfer::Kind::Write);
+}
+
+}  // namespace
+
+void HostCommand::lease_keys(LeaseKeys& handles, LeaseModes& modes) const {
+  for (const HostAccess& a : accesses_) {
+    handles.push_back(a.buffer->storage().handle());
+    modes.push_back(a.mode);  // W for a whole overwrite: its lease brings no data
+  }
+}
+
+core::Device* HostCommand::direct_device(const core::CommandQueue& queue, bool may_take,
+                                         LeasePins& pins, bool& take) const {
+  LeaseKeys handles;
+  LeaseModes modes;
+  lease_keys(handles, modes);
+  if (handles.size() == 2 && handles[0] == handles[1]) return nullptr;  // one lease per handle
+  // Whichever device holds the data does the transfer: the host side of a
+  // read or write does not care which device's copy it meets.
+  auto* device = const_cast<core::Device*>(DataLeases::instance().pin_holder(handles, modes, pins));
+  take = !device;
+  if (take && may_take) device = lease_target(queue, handles[0]);
+  if (!device || !direct_capable(*device)) return nullptr;
+  return device;
+}
+
+bool HostCommand::pin_taken(core::Device& device, LeasePins& pins) const {
+  LeaseKeys handles;
+  LeaseModes modes;
+  lease_keys(handles, modes);
+  const bool may_block = may_wait_for_starpu();
+  if (DataLeases::instance().pin(device, handles, modes, may_block, pins)) return true;
+  if (!may_block) note_lease_wait_needed();
+  return false;
+}
+
 bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const> deps,
                                 std::span<core::Event* const> named) {
   if (!vendor_form_ || !direct_path_enabled()) return false;
-  SmallVector<starpu_data_handle_t, 2> handles;
-  SmallVector<starpu_data_access_mode, 2> modes;  // W for a whole overwrite: its lease brings no data
-  for (const HostAccess& a : accesses_) {
-    handles.push_back(a.buffer->storage().handle());
-    modes.push_back(a.mode);
-  }
-  if (handles.size() == 2 && handles[0] == handles[1]) return false;  // one lease per handle
-  DataLeases& leases = DataLeases::instance();
-  // Whichever device holds the data does the transfer: the host side of a
-  // read or write does not care which device's copy it meets.
   LeasePins pins;  // unpinned at return unless handed over
-  auto* device = const_cast<core::Device*>(leases.pin_holder(handles, modes, pins));
-  const bool take = !device;
-  if (take) device = lease_target(event, handles[0]);
-  if (!device || !direct_capable(*device) || !dependencies_allow(*device, deps)) return false;
-  if (take) {
-    const bool may_block = may_wait_for_starpu();
-    if (!leases.pin(*device, handles, modes, may_block, pins)) {
-      if (!may_block) note_lease_wait_needed();
-      return false;
-    }
-  }
+  bool take = false;
+  core::Device* device = direct_device(*event.queue(), true, pins, take);
+  if (!device || !dependencies_allow(*device, deps)) return false;
+  if (take && !pin_taken(*device, pins)) return false;
   event_ = &event;
   event.begin_direct(device, named);
-  static constexpr const char* kWhat[] = {"read", "write", "copy"};
   const char* what = kWhat[static_cast<int>(vendor_form_->kind)];
   log::debug(what, " (event ", event.id(), ") goes directly to ", device->label());
   DirectSlot slot(event);
@@ -113,6 +138,40 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   hand_over_direct(slot, event, pins, done_, &HostCommand::on_vendor_done,
                    this);  // this may be gone after
   return true;
+}
+
+core::Device* HostCommand::launch_record(core::CommandQueue& queue, core::Event* previous,
+                                         const core::Device* tail) {
+  // Traces are of events; a lease not held yet may block this thread (with
+  // the queue's lock held), so that first transfer takes an event.
+  if (!vendor_form_ || !direct_path_enabled() || trace::enabled()) return nullptr;
+  LeasePins pins;  // unpinned at return unless handed over
+  bool take = false;
+  core::Device* device = direct_device(queue, false, pins, take);
+  if (!device || (tail && device != tail)) return nullptr;
+  core::Event* const before[] = {previous};
+  if (!dependencies_allow(*device, {before, previous ? 1u : 0u})) return nullptr;
+  const char* what = kWhat[static_cast<int>(vendor_form_->kind)];
+  DirectSlot slot(*device);
+  cl_event done = nullptr;
+  if (enqueue_vendor(*device, pins, slot.event_out(done)) != CL_SUCCESS) {
+    // With an event, the same attempt says why and fails that event.
+    slot.release();
+    return nullptr;
+  }
+  log::debug(what, " (no event) goes directly to ", device->label());
+  queue.went_direct();
+  // Counted now: clFinish may return before the record's end has run.
+  count_transfer(*device, *vendor_form_);
+  hand_over_record(slot, *device, pins, done, &HostCommand::on_record_done, device);
+  return device;
+}
+
+void HostCommand::on_record_done(void* device, cl_int status) {
+  if (status < 0)
+    log::error("a transfer without an event on ", static_cast<core::Device*>(device)->label(),
+               " failed in the vendor: ", error_name(status), " (", status,
+               "); its buffer's contents are not to be trusted");
 }
 
 cl_int HostCommand::enqueue_vendor(const core::Device& device, const LeasePins& pins,
@@ -148,12 +207,13 @@ cl_int HostCommand::enqueue_vendor(const core::Device& device, const LeasePins& 
 // transfers ran at 0.45x of NVIDIA's so, nbody's gathering copies cost it
 // 6%.) A read goes to a device only where main RAM has no valid copy and
 // the device has one: taking a lease must not move data.
-core::Device* HostCommand::lease_target(const core::Event& event, starpu_data_handle_t from) const {
+core::Device* HostCommand::lease_target(const core::CommandQueue& queue,
+                                        starpu_data_handle_t from) const {
   const bool reading = vendor_form_->kind == VendorTransfer::Kind::Read;
   if (reading && starpu_data_is_on_node(from, STARPU_MAIN_RAM)) return nullptr;
-  if (core::Device* d = event.queue()->device())
+  if (core::Device* d = queue.device())
     return !reading || starpu_data_is_on_node(from, d->worker().memory_node) ? d : nullptr;
-  return sole_resident(*event.context(), {&from, 1}, [](const core::Device&) { return true; });
+  return sole_resident(*queue.context(), {&from, 1}, [](const core::Device&) { return true; });
 }
 
 void HostCommand::on_vendor_done(void* self, cl_int status) {
@@ -162,9 +222,8 @@ void HostCommand::on_vendor_done(void* self, cl_int status) {
   if (status < 0)
     log::error("transfer of event ", cmd->event_->id(), " failed in the vendor: ", error_name(status),
                " (", status, ")");
-  else if (cmd->vendor_form_->kind != VendorTransfer::Kind::Copy)
-    record_host_transfer(cmd->event_->executed_on()->worker(), cmd->vendor_form_->size,
-                         cmd->vendor_form_->kind == VendorTransfer::Kind::Write);
+  else
+    count_transfer(*cmd->event_->executed_on(), *cmd->vendor_form_);
   if (trace::enabled()) trace::record(*cmd->event_, nullptr, cmd->bytes_, status);
   cmd->event_->complete(status < 0 ? status : CL_COMPLETE);  // may destroy cmd
 }

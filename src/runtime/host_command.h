@@ -48,6 +48,8 @@ class HostCommand final : public core::Command {
   void launch(core::Event& event) override;
   bool launch_direct(core::Event& event, std::span<core::Event* const> deps,
                      std::span<core::Event* const> named) override;
+  core::Device* launch_record(core::CommandQueue& queue, core::Event* previous,
+                              const core::Device* tail) override;
 
  private:
   // StarPU's path only (a direct transfer never needs it).
@@ -56,7 +58,17 @@ class HostCommand final : public core::Command {
   void acquire_next();
   cl_int copy_in_main_ram() const;  // the vendor form, done by the host
   static void on_vendor_done(void* self, cl_int status);
-  core::Device* lease_target(const core::Event& event, starpu_data_handle_t from) const;
+  static void on_record_done(void* self, cl_int status);
+  // The device whose vendor does the transfer on the direct path: the one
+  // holding leases on its buffers (pinned in pins), else, if may_take, the
+  // one to take them on (take: still to pin, pin_taken()). Null if none.
+  using LeaseKeys = SmallVector<starpu_data_handle_t, 2>;
+  using LeaseModes = SmallVector<starpu_data_access_mode, 2>;
+  void lease_keys(LeaseKeys& handles, LeaseModes& modes) const;
+  core::Device* direct_device(const core::CommandQueue& queue, bool may_take, LeasePins& pins,
+                              bool& take) const;
+  bool pin_taken(core::Device& device, LeasePins& pins) const;
+  core::Device* lease_target(const core::CommandQueue& queue, starpu_data_handle_t from) const;
   cl_int enqueue_vendor(const core::Device& device, const LeasePins& pins, cl_event* done);
 
   struct Acquire {

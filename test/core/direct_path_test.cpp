@@ -310,6 +310,94 @@ TEST_CASE("host writes on a device queue go to its device, and every later user 
   check_direct_launches(3 + 2 + 2);  // qa's kernels and writes, qb's kernels after the first
 }
 
+// Transfers nobody asks about (no event out, no wait list, not blocking) on
+// an in-order queue go to the vendor as records, without a Parasol event
+// (core::CommandQueue::enqueue): the queue's later commands, clFinish and
+// the buffer's other users must still find them done.
+TEST_CASE("transfers without events go as records, and what follows them finds them done") {
+  TwoDevices d;
+  auto& [devs, ctx, qa, qb, qc, prog, k] = d;
+  const size_t n = 4096, bytes = n * sizeof(float), part = 64;
+  auto want = initial(n);
+  Mem y(ctx, CL_MEM_COPY_HOST_PTR, bytes, want.data());
+  enqueue_steps(qa, k, y, 2.0f, 1, n);  // y leased on devs[0]
+  step_on_cpu(want, 2.0f, 1);
+  CL_REQUIRE(clFinish(qa));
+  placement_log().take();
+
+  // Patches of part floats, each with its own values, kept alive until done.
+  std::vector<std::vector<float>> patches;
+  auto patch = [&](size_t at, float base) {
+    patches.emplace_back(part);
+    for (size_t i = 0; i < part; ++i) patches.back()[i] = base + float(i);
+    CL_REQUIRE(clEnqueueWriteBuffer(qa, y, CL_FALSE, at * sizeof(float), part * sizeof(float),
+                                    patches.back().data(), 0, nullptr, nullptr));
+    std::copy(patches.back().begin(), patches.back().end(), want.begin() + at);
+  };
+  // A stream of writes (overlapping ones too: their order matters), then a
+  // kernel behind them on the same device.
+  for (int i = 0; i < 40; ++i) patch(size_t(i) * 48 % (n - part), 1000.0f * float(i + 1));
+  enqueue_steps(qa, k, y, 1.0f, 1, n);
+  step_on_cpu(want, 1.0f, 1);
+  // Records, then a command that cannot go to the vendor (a map, on
+  // StarPU's path): it waits for them.
+  for (int i = 0; i < 8; ++i) patch(size_t(i) * 200, -500.0f * float(i + 1));
+  cl_int err = CL_SUCCESS;
+  auto* mapped = static_cast<float*>(clEnqueueMapBuffer(qa, y, CL_TRUE, CL_MAP_READ, 0, bytes, 0,
+                                                        nullptr, nullptr, &err));
+  CL_REQUIRE(err);
+  check_equal(std::vector<float>(mapped, mapped + n), want);
+  CL_REQUIRE(clEnqueueUnmapMemObject(qa, y, mapped, 0, nullptr, nullptr));
+
+  // Records, then clFinish: a read without an event has landed when it returns.
+  enqueue_steps(qa, k, y, 3.0f, 1, n);
+  step_on_cpu(want, 3.0f, 1);
+  for (int i = 0; i < 8; ++i) patch(size_t(i) * 300 + 7, 77.0f * float(i + 1));
+  std::vector<float> got(n, -1.0f);
+  for (size_t at = 0; at < n; at += n / 4)
+    CL_REQUIRE(clEnqueueReadBuffer(qa, y, CL_FALSE, at * sizeof(float), n / 4 * sizeof(float),
+                                   got.data() + at, 0, nullptr, nullptr));
+  CL_REQUIRE(clFinish(qa));
+  check_equal(got, want);
+
+  // Records, then a marker with an event: once it completes, the writes
+  // have read their host memory (scribbled over here: data the vendor
+  // still had to read would show), and another device's queue (no order
+  // with qa) finds every one of them in the data.
+  // A long kernel on another buffer first keeps the vendor from reading
+  // them at once.
+  Program slow_prog(ctx,
+                    "__kernel void spin(__global float* z, int n) {\n"
+                    "  float v = z[get_global_id(0)];\n"
+                    "  for (int i = 0; i < n; ++i) v = v * 0.999f + 0.001f;\n"
+                    "  z[get_global_id(0)] = v;\n"
+                    "}\n");
+  Kernel spin(slow_prog, "spin");
+  Mem z(ctx, CL_MEM_READ_WRITE, 64 * sizeof(float));
+  const size_t spinners = 64;
+  set_args(spin, z.m, 1 << 20);
+  CL_REQUIRE(clEnqueueNDRangeKernel(qa, spin, 1, nullptr, &spinners, nullptr, 0, nullptr, nullptr));
+  patches.clear();
+  patches.reserve(200);
+  for (int i = 0; i < 200; ++i) patch(size_t(i) * 17 % (n - part), 9.0f * float(i + 1));
+  Event m;
+  CL_REQUIRE(clEnqueueMarkerWithWaitList(qa, 0, nullptr, &m));
+  CL_REQUIRE(clWaitForEvents(1, &m.e));
+  for (auto& p : patches) std::fill(p.begin(), p.end(), -7.0f);
+  enqueue_steps(qb, k, y, 0.5f, 1, n);
+  step_on_cpu(want, 0.5f, 1);
+  check_equal(read_all(qb, y, n), want);
+  check_equal(read_all(qc, y, n), want);
+
+  const std::string log = placement_log().take();
+  const int records = count(log, "(no event) goes directly to");
+  INFO("records logged: " << records);
+  if (direct_enabled())
+    CHECK(records >= 40 + 8 + 8 + 4 + 200);
+  else
+    CHECK(records == 0);
+}
+
 TEST_CASE("a context-queue write goes where the data is under heft, to main RAM under eager") {
   auto devs = pocl_devices();
   REQUIRE(devs.size() >= 2);

@@ -148,3 +148,40 @@ TEST_CASE("a kernel waiting for a refused write fails with it, the queue goes on
   for (float& v : want) v += 1.0f;
   CHECK(r.read_all(r.a) == want);
 }
+
+// Without an event the write would go as a record (core::CommandQueue); the
+// vendor refusing it sends it the way of one with an event, which fails:
+// nobody holds that event, the log says so, the data stays as it was.
+TEST_CASE("a write without an event that the vendor refuses leaves the buffer as it was") {
+  Resident r;
+  std::vector<float> part(kPartFloats, 99.0f);
+  {
+    FaultScope f("enqueue_fail -5\ntransfer_bytes 100");
+    CL_REQUIRE(clEnqueueWriteBuffer(r.q, r.a, CL_FALSE, kOffset, kPartBytes, part.data(), 0,
+                                    nullptr, nullptr));
+    CL_REQUIRE(clFinish(r.q));
+  }
+  CHECK(r.read_all(r.a) == r.expect);
+  CL_REQUIRE(clEnqueueWriteBuffer(r.q, r.a, CL_FALSE, kOffset, kPartBytes, part.data(), 0,
+                                  nullptr, nullptr));
+  std::copy(part.begin(), part.end(), r.expect.begin() + kOffset / sizeof(float));
+  CHECK(r.read_all(r.a) == r.expect);
+}
+
+// A read without an event that fails while the vendor runs it: clFinish
+// still returns, and once the fault is gone the queue computes right.
+TEST_CASE("a read without an event that fails on the vendor does not stall its queue") {
+  Resident r;
+  std::vector<float> part(kPartFloats, -1.0f);
+  {
+    FaultScope f("exec_fail -4\ntransfer_bytes 100");
+    CL_REQUIRE(clEnqueueReadBuffer(r.q, r.a, CL_FALSE, kOffset, kPartBytes, part.data(), 0,
+                                   nullptr, nullptr));
+    CL_REQUIRE(clFinish(r.q));
+  }
+  set_args(r.k, r.a.m, 1.0f, 1.0f);
+  CL_REQUIRE(clEnqueueNDRangeKernel(r.q, r.k, 1, nullptr, &kN, nullptr, 0, nullptr, nullptr));
+  std::vector<float> want = r.expect;
+  for (float& v : want) v += 1.0f;
+  CHECK(r.read_all(r.a) == want);
+}
