@@ -103,7 +103,6 @@ cl_int enqueue_host(const char* function, CommandQueue* q, cl_command_type type,
                                                      vendor_form);
   Ref<core::Event> e =
       q->enqueue(type, std::move(work), waits, core::Ordering::Normal, blocking || event);
-  if (!e) return CL_SUCCESS;  // it went without one (CommandQueue::enqueue)
   cl_int result = CL_SUCCESS;
   if (blocking && e->wait() < 0) result = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
   give_event(std::move(e), event);

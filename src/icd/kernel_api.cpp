@@ -308,10 +308,11 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
                                    q->context(), waits))
     return err;
   unsigned sched_ctx = q->device() ? 0 : q->context()->sched_ctx();
-  auto enqueue_kernel = [&](std::span<core::Event* const> after) {
+  auto enqueue_kernel = [&](std::span<core::Event* const> after, bool event_wanted = true) {
     auto work = std::make_unique<runtime::KernelCommand>(k, std::move(args), range, q->device(),
                                                          sched_ctx);
-    return q->enqueue(CL_COMMAND_NDRANGE_KERNEL, std::move(work), after);
+    return q->enqueue(CL_COMMAND_NDRANGE_KERNEL, std::move(work), after, core::Ordering::Normal,
+                      event_wanted);
   };
   // A divisible kernel on a context queue: granularity adaptation decides.
   if (!q->device() && k->divide_function().set() && !schedulers::dividing(k)) {
@@ -320,7 +321,7 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
                event);
     return CL_SUCCESS;
   }
-  give_event(enqueue_kernel(waits), event);
+  give_event(enqueue_kernel(waits, event != nullptr), event);
   return CL_SUCCESS;
 }
 

@@ -114,6 +114,11 @@ struct Lane {
   unsigned launched = 0;
   std::condition_variable wake;  // the waiter: a command joined an empty lane
   std::once_flag waiter_started;
+  // Entries a harvest took and is still completing (outside the lock): a
+  // drain returns once they are done too, so that after clFinish even a
+  // record's end (its device counters) has run.
+  unsigned completing = 0;
+  std::condition_variable settled;
 };
 
 namespace {
@@ -135,6 +140,17 @@ namespace {
 bool lane_empty(Lane& lane) {
   std::lock_guard lock(lane.mutex);
   return lane.fifo.empty();
+}
+
+// Harvests completing entries on this thread: a drain from inside their
+// completion (a successor's launch) must not wait for itself.
+thread_local int t_completing = 0;
+
+// Waits until no harvest is completing entries of the lane any more.
+void wait_settled(Lane& lane) {
+  if (t_completing) return;
+  std::unique_lock lock(lane.mutex);
+  lane.settled.wait(lock, [&] { return lane.completing == 0; });
 }
 
 // Completes the lane's commands the vendor finished: those up to a
@@ -172,6 +188,7 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
         const Pending& p = lane.fifo.front();
         finished.push_back({p, status, own_status && p.done != nullptr});
         lane.fifo.pop_front();
+        ++lane.completing;
       }
     };
     while (finished.size() < kBatch) {
@@ -200,10 +217,17 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
       std::lock_guard lock(lane.mutex);
       take_through(through, through_status, true);
     }
+    ++t_completing;
     for (Finished& f : finished) {
       if (f.own_event_status) f.status = vendor_event_status(f.p.done, CL_COMPLETE);
       if (f.p.complete) f.p.complete(f.p.self, f.status);
       if (f.p.owned) clReleaseEvent(f.p.done);
+    }
+    --t_completing;
+    if (!finished.empty()) {
+      std::lock_guard lock(lane.mutex);
+      lane.completing -= static_cast<unsigned>(finished.size());
+      if (lane.completing == 0) lane.settled.notify_all();
     }
     total += finished.size();
     if (finished.size() < kBatch) return total;
@@ -502,14 +526,18 @@ void direct_progress(core::Event& event, bool wait) {
 
 void drain_direct(const core::Device& device) {
   Lane& lane = lane_of(device);
-  if (lane_empty(lane)) return;
-  // The newest command's own event, else the vendor's clFinish (cheaper
-  // than a marker and a wait).
-  cl_event newest = retained_lane_proof(lane, device, true, false);
-  if (!newest) return finish_lane(lane, device);
-  clWaitForEvents(1, &newest);
-  clReleaseEvent(newest);
-  harvest(lane);
+  if (!lane_empty(lane)) {
+    // The newest command's own event, else the vendor's clFinish (cheaper
+    // than a marker and a wait).
+    if (cl_event newest = retained_lane_proof(lane, device, true, false)) {
+      clWaitForEvents(1, &newest);
+      clReleaseEvent(newest);
+      harvest(lane);
+    } else {
+      finish_lane(lane, device);
+    }
+  }
+  wait_settled(lane);
 }
 
 void flush_direct(const core::Device& device) {

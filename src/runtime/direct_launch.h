@@ -151,7 +151,9 @@ void queue_behind_lane(core::Event& event, core::Device& device);
 // The hooks of core::Event and core::CommandQueue for direct commands:
 // progress() arms the event's callback and flushes its vendor queue (wait:
 // blocks until the vendor completed it, then completes it); drain() waits
-// for everything direct on device so far; flush() submits it.
+// for everything direct on device so far, its completion work included
+// (records have no event to wait for: clFinish relies on this); flush()
+// submits it.
 void direct_progress(core::Event& event, bool wait);
 void drain_direct(const core::Device& device);
 void flush_direct(const core::Device& device);

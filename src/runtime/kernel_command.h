@@ -26,6 +26,10 @@ class KernelCommand final : public TaskCommand {
   cl_int execute_on_host(void* buffers[], core::Device& device) override;
   bool launch_direct(core::Event& event, std::span<core::Event* const> deps,
                      std::span<core::Event* const> named) override;
+  core::Device* launch_record(core::CommandQueue&, core::Event* previous,
+                              const core::Device* tail) override {
+    return try_record(previous, tail);
+  }
   // Launches that are alike (kernel, NDRange, buffer sizes) share a key.
   static std::uint64_t launch_key(const core::Kernel& kernel,
                                   const core::KernelArgs& args, const NDRange& range);

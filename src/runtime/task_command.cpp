@@ -356,6 +356,53 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
   return true;
 }
 
+namespace {
+
+// A command that went as a record: what its end needs (the device's
+// counters; the log, if it failed).
+struct CommandRecord : Pooled {
+  const core::Device* device;
+  std::uint64_t started;
+};
+
+}  // namespace
+
+core::Device* TaskCommand::try_record(core::Event* previous, const core::Device* tail) {
+  core::Device* device = pinned_;
+  if (!device || (tail && tail != device) || !direct_path_enabled() || trace::enabled() ||
+      !direct_capable(*device) || !can_run_on(*device) || !fits_on(*device))
+    return nullptr;
+  core::Event* const before[] = {previous};
+  if (!dependencies_allow(*device, {before, previous ? 1u : 0u})) return nullptr;
+  LeasePins pins;
+  if (!DataLeases::instance().pin(*device, handles_, modes_, false, pins)) return nullptr;
+  SmallVector<void*, 16> buffers;
+  for (std::size_t i = 0; i < handles_.size(); ++i) buffers.push_back(pins.interface(i));
+  auto record = std::make_unique<CommandRecord>();
+  record->device = device;
+  record->started = now_ns();
+  DirectSlot slot(*device);
+  cl_event done = nullptr;
+  // Refused, or nothing enqueued: the event path does it again and says so.
+  if (execute(buffers.data(), *device, slot.event_out(done)) != CL_COMPLETE ||
+      (slot.wants_event() && !done)) {
+    slot.release();
+    return nullptr;
+  }
+  log::debug("command '", name(), "' (no event) goes directly to ", device->label());
+  hand_over_record(slot, *device, pins, done, &TaskCommand::on_record_done, record.release());
+  return device;
+}
+
+void TaskCommand::on_record_done(void* self, cl_int proof_status) {
+  std::unique_ptr<CommandRecord> record(static_cast<CommandRecord*>(self));
+  if (proof_status < 0)
+    log::error("a command without an event on ", record->device->label(),
+               " failed in the vendor: ", error_name(proof_status), " (", proof_status,
+               "); what it wrote is not to be trusted");
+  record_command(record->device->worker().worker_id, now_ns() - record->started);
+}
+
 void TaskCommand::submit() {
   core::Event& event = *event_;
   // Direct commands may hold these buffers on a device: they come back to

@@ -66,6 +66,11 @@ class TaskCommand : public core::Command {
   // the command's data already is. False: StarPU's path.
   bool try_direct(core::Event& event, std::span<core::Event* const> deps,
                   std::span<core::Event* const> named);
+  // The same as a record (core::Command::launch_record()), on a device
+  // queue only: a context queue's command placed again after a device-level
+  // failure needs its event. Only leases already held (the queue's lock is
+  // held meanwhile).
+  core::Device* try_record(core::Event* previous, const core::Device* tail);
   // On a context queue: whether the policy would keep the command on
   // `resident`, the device holding all of its data (else StarPU decides).
   virtual bool policy_keeps_on(const core::Device& /*resident*/) const { return true; }
@@ -102,6 +107,7 @@ class TaskCommand : public core::Command {
   // On the direct path: proof_status is the vendor status of the event that
   // proved the command done (its own, or a later one).
   static void on_direct_done(void* self, cl_int proof_status);
+  static void on_record_done(void* record, cl_int proof_status);
 
   core::Device* pinned_;
   unsigned sched_ctx_;
