@@ -19,6 +19,7 @@ bool CommandQueue::try_record(Command& work) {
   std::lock_guard lock(mutex_);
   Device* on = work.launch_record(*this, last_.get(), tail_);
   if (!on) return false;
+  went_direct();  // finish() and flush_direct() look at its lane now
   // What comes next is ordered behind it on on's vendor queue (so behind
   // last_ too, which launch_record() found done or queued there).
   last_ = nullptr;

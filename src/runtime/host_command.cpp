@@ -160,7 +160,6 @@ core::Device* HostCommand::launch_record(core::CommandQueue& queue, core::Event*
     return nullptr;
   }
   log::debug(what, " (no event) goes directly to ", device->label());
-  queue.went_direct();
   // Counted now: clFinish may return before the record's end has run.
   count_transfer(*device, *vendor_form_);
   hand_over_record(slot, *device, pins, done, &HostCommand::on_record_done, device);

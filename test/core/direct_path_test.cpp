@@ -398,6 +398,33 @@ TEST_CASE("transfers without events go as records, and what follows them finds t
     CHECK(records == 0);
 }
 
+// A queue whose very first commands go as records (another queue's kernels
+// left the buffer leased on the device): its clFinish still waits for them,
+// their ends included (the device counts every one of them by then).
+TEST_CASE("a new queue's first commands may be records, and its clFinish waits for them") {
+  TwoDevices d;
+  auto& [devs, ctx, qa, qb, qc, prog, k] = d;
+  const size_t n = 1 << 16;
+  auto want = initial(n);
+  Mem y(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data());
+  enqueue_steps(qa, k, y, 2.0f, 1, n);  // y leased on devs[0]
+  step_on_cpu(want, 2.0f, 1);
+  CL_REQUIRE(clFinish(qa));
+  placement_log().take();
+  const cl_ulong before = device_stats(devs[0]).commands;
+  constexpr int kSteps = 24;
+  {
+    Queue fresh(ctx, devs[0]);
+    enqueue_steps(fresh, k, y, 1.0f, kSteps, n);
+    step_on_cpu(want, 1.0f, kSteps);
+    CL_REQUIRE(clFinish(fresh));
+    CHECK(device_stats(devs[0]).commands - before == cl_ulong(kSteps));
+  }
+  const std::string log = placement_log().take();
+  if (direct_enabled()) CHECK(count(log, "(no event) goes directly to") == kSteps);
+  check_equal(read_all(qb, y, n), want);
+}
+
 TEST_CASE("a context-queue write goes where the data is under heft, to main RAM under eager") {
   auto devs = pocl_devices();
   REQUIRE(devs.size() >= 2);
