@@ -285,10 +285,7 @@ bool TaskCommand::reschedule_after(core::Device& failed) {
   if (rotation_->take_out_of_rotation(&failed))
     log::warn(failed.label(), " failed with ",
               error_name(status_), ": it leaves the rotation of its context's queues");
-  bool another = false;
-  for (core::Device* d : rotation_->devices())
-    another |= d != &failed && rotation_->in_rotation(d) && can_run_on(*d);
-  if (!another || ++attempts_ >= rotation_->devices().size()) return false;
+  if (!placeable_elsewhere(failed) || ++attempts_ >= rotation_->devices().size()) return false;
   log::warn("command '", name(), "' (event ", event_->id(), ") is placed again on another device");
   status_ = CL_COMPLETE;
   done_ = nullptr;
@@ -367,9 +364,20 @@ struct CommandRecord : Pooled {
 
 }  // namespace
 
+bool TaskCommand::placeable_elsewhere(const core::Device& device) const {
+  for (core::Device* d : rotation_->devices())
+    if (d != &device && rotation_->in_rotation(d) && can_run_on(*d)) return true;
+  return false;
+}
+
 core::Device* TaskCommand::try_record(core::Event* previous, const core::Device* tail) {
-  core::Device* device = pinned_;
-  if (!device || (tail && tail != device) || !direct_path_enabled() || trace::enabled() ||
+  if (!direct_path_enabled() || trace::enabled()) return nullptr;
+  // On a context queue, only where its event could not serve to place it
+  // again after a device-level failure: no other device of the context
+  // could take it.
+  core::Device* device = pinned_ ? pinned_ : resident_device();
+  if (!device || (tail && tail != device) ||
+      (!pinned_ && (placeable_elsewhere(*device) || !policy_keeps_on(*device))) ||
       !direct_capable(*device) || !can_run_on(*device) || !fits_on(*device))
     return nullptr;
   core::Event* const before[] = {previous};

@@ -66,10 +66,10 @@ class TaskCommand : public core::Command {
   // the command's data already is. False: StarPU's path.
   bool try_direct(core::Event& event, std::span<core::Event* const> deps,
                   std::span<core::Event* const> named);
-  // The same as a record (core::Command::launch_record()), on a device
-  // queue only: a context queue's command placed again after a device-level
-  // failure needs its event. Only leases already held (the queue's lock is
-  // held meanwhile).
+  // The same as a record (core::Command::launch_record()). On a context
+  // queue only where no other device could take the command: one placed
+  // again after a device-level failure needs its event. Only leases
+  // already held (the queue's lock is held meanwhile).
   core::Device* try_record(core::Event* previous, const core::Device* tail);
   // On a context queue: whether the policy would keep the command on
   // `resident`, the device holding all of its data (else StarPU decides).
@@ -103,6 +103,9 @@ class TaskCommand : public core::Command {
   // After a device-level failure on a context queue: true if the command
   // was placed again on another device of the context.
   bool reschedule_after(core::Device& failed);
+  // On a context queue: whether a device of the context's rotation other
+  // than device could run the command.
+  bool placeable_elsewhere(const core::Device& device) const;
   static void on_done(void* self);
   // On the direct path: proof_status is the vendor status of the event that
   // proved the command done (its own, or a later one).

@@ -689,7 +689,9 @@ TEST_CASE("on cold models a kernel launched one at a time on a heft context queu
     enqueue_steps(qc, k, y, 1.0f, 1, n);
     CL_REQUIRE(clFinish(qc));
     const std::string log = placement_log().take();
-    const bool ran = count(log, "'step_once' (event") > 0;
+    // "(event N)", or "(no event)": a record, once it may go direct (one
+    // device in the context: nothing could place it again elsewhere).
+    const bool ran = count(log, "'step_once' (") > 0;
     via += !ran ? '?' : count(log, "goes directly to") > 0 ? 'D' : 'S';
     std::istringstream lines(log);
     for (std::string line; std::getline(lines, line);)
@@ -707,6 +709,25 @@ TEST_CASE("on cold models a kernel launched one at a time on a heft context queu
   // (STARPU_HISTORY_MAX_ERROR), and under ThreadSanitizer one or two are.
   CHECK(std::count(via.begin(), via.end(), 'S') <= 8);
   CHECK(via.substr(launches - 8) == std::string(8, 'D'));
+  CHECK(count(decisions, "'step_once' (no event) goes directly to") >= 8);
+}
+
+// Two devices in the context: a kernel that fails on one with a device-level
+// error is placed again on the other through its event, so a context
+// queue's kernels always keep theirs (transfers may still go as records).
+TEST_CASE("a context queue's kernels go as records only where no other device could take them") {
+  TwoDevices d;
+  auto& [devs, ctx, qa, qb, qc, prog, k] = d;
+  const size_t n = 4096;
+  auto want = initial(n);
+  Mem y(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data());
+  for (int round = 0; round < 6; ++round) {
+    enqueue_steps(qc, k, y, 1.0f, 4, n);
+    CL_REQUIRE(clFinish(qc));
+  }
+  step_on_cpu(want, 1.0f, 24);
+  check_equal(read_all(qc, y, n), want);
+  CHECK(count(placement_log().take(), "'halve_add' (no event)") == 0);
 }
 
 TEST_CASE("commands that wait for a StarPU task go to their device directly once it is done") {
