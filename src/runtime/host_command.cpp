@@ -80,46 +80,44 @@ void count_transfer(const core::Device& device, const VendorTransfer& t) {
 
 }  // namespace
 
-void HostCommand::lease_keys(LeaseKeys& handles, LeaseModes& modes) const {
+HostCommand::LeaseKeys HostCommand::lease_keys() const {
+  LeaseKeys keys;
   for (const HostAccess& a : accesses_) {
-    handles.push_back(a.buffer->storage().handle());
-    modes.push_back(a.mode);  // W for a whole overwrite: its lease brings no data
+    keys.handles.push_back(a.buffer->storage().handle());
+    keys.modes.push_back(a.mode);  // W for a whole overwrite: its lease brings no data
   }
+  return keys;
 }
 
-core::Device* HostCommand::direct_device(const core::CommandQueue& queue, bool may_take,
-                                         LeasePins& pins, bool& take) const {
-  LeaseKeys handles;
-  LeaseModes modes;
-  lease_keys(handles, modes);
+core::Device* HostCommand::direct_device(const core::CommandQueue& queue, const LeaseKeys& keys,
+                                         bool may_take, LeasePins& pins, bool& take) const {
+  const auto& handles = keys.handles;
   if (handles.size() == 2 && handles[0] == handles[1]) return nullptr;  // one lease per handle
   // Whichever device holds the data does the transfer: the host side of a
   // read or write does not care which device's copy it meets.
-  auto* device = const_cast<core::Device*>(DataLeases::instance().pin_holder(handles, modes, pins));
+  auto* device =
+      const_cast<core::Device*>(DataLeases::instance().pin_holder(handles, keys.modes, pins));
   take = !device;
   if (take && may_take) device = lease_target(queue, handles[0]);
   if (!device || !direct_capable(*device)) return nullptr;
   return device;
 }
 
-bool HostCommand::pin_taken(core::Device& device, LeasePins& pins) const {
-  LeaseKeys handles;
-  LeaseModes modes;
-  lease_keys(handles, modes);
-  const bool may_block = may_wait_for_starpu();
-  if (DataLeases::instance().pin(device, handles, modes, may_block, pins)) return true;
-  if (!may_block) note_lease_wait_needed();
-  return false;
-}
-
 bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const> deps,
                                 std::span<core::Event* const> named) {
   if (!vendor_form_ || !direct_path_enabled()) return false;
+  const LeaseKeys keys = lease_keys();
   LeasePins pins;  // unpinned at return unless handed over
   bool take = false;
-  core::Device* device = direct_device(*event.queue(), true, pins, take);
+  core::Device* device = direct_device(*event.queue(), keys, true, pins, take);
   if (!device || !dependencies_allow(*device, deps)) return false;
-  if (take && !pin_taken(*device, pins)) return false;
+  if (take) {
+    const bool may_block = may_wait_for_starpu();
+    if (!DataLeases::instance().pin(*device, keys.handles, keys.modes, may_block, pins)) {
+      if (!may_block) note_lease_wait_needed();
+      return false;
+    }
+  }
   event_ = &event;
   event.begin_direct(device, named);
   const char* what = kWhat[static_cast<int>(vendor_form_->kind)];
@@ -147,7 +145,7 @@ core::Device* HostCommand::launch_record(core::CommandQueue& queue, core::Event*
   if (!vendor_form_ || !direct_path_enabled() || trace::enabled()) return nullptr;
   LeasePins pins;  // unpinned at return unless handed over
   bool take = false;
-  core::Device* device = direct_device(queue, false, pins, take);
+  core::Device* device = direct_device(queue, lease_keys(), false, pins, take);
   if (!device || (tail && device != tail)) return nullptr;
   core::Event* const before[] = {previous};
   if (!dependencies_allow(*device, {before, previous ? 1u : 0u})) return nullptr;

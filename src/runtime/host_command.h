@@ -62,12 +62,17 @@ class HostCommand final : public core::Command {
   // The device whose vendor does the transfer on the direct path: the one
   // holding leases on its buffers (pinned in pins), else, if may_take, the
   // one to take them on (take: still to pin, pin_taken()). Null if none.
-  using LeaseKeys = SmallVector<starpu_data_handle_t, 2>;
-  using LeaseModes = SmallVector<starpu_data_access_mode, 2>;
-  void lease_keys(LeaseKeys& handles, LeaseModes& modes) const;
-  core::Device* direct_device(const core::CommandQueue& queue, bool may_take, LeasePins& pins,
-                              bool& take) const;
-  bool pin_taken(core::Device& device, LeasePins& pins) const;
+  // Each access's StarPU handle and mode, as the lease table takes them.
+  struct LeaseKeys {
+    SmallVector<starpu_data_handle_t, 2> handles;
+    SmallVector<starpu_data_access_mode, 2> modes;
+  };
+  LeaseKeys lease_keys() const;
+  // The device whose vendor does the transfer on the direct path: the one
+  // holding leases on its buffers (pinned in pins), else, if may_take, the
+  // one to take them on (take: still to pin). Null if none.
+  core::Device* direct_device(const core::CommandQueue& queue, const LeaseKeys& keys,
+                              bool may_take, LeasePins& pins, bool& take) const;
   core::Device* lease_target(const core::CommandQueue& queue, starpu_data_handle_t from) const;
   cl_int enqueue_vendor(const core::Device& device, const LeasePins& pins, cl_event* done);
 

@@ -285,7 +285,7 @@ bool TaskCommand::reschedule_after(core::Device& failed) {
   if (rotation_->take_out_of_rotation(&failed))
     log::warn(failed.label(), " failed with ",
               error_name(status_), ": it leaves the rotation of its context's queues");
-  if (!placeable_elsewhere(failed) || ++attempts_ >= rotation_->devices().size()) return false;
+  if (!placeable_elsewhere(&failed) || ++attempts_ >= rotation_->devices().size()) return false;
   log::warn("command '", name(), "' (event ", event_->id(), ") is placed again on another device");
   status_ = CL_COMPLETE;
   done_ = nullptr;
@@ -318,13 +318,19 @@ core::Device* TaskCommand::resident_device() const {
   return sole_resident(*rotation_, handles_, [this](const core::Device& d) { return can_run_on(d); });
 }
 
+core::Device* TaskCommand::direct_target() const {
+  core::Device* device = pinned_ ? pinned_ : resident_device();
+  if (!device || (!pinned_ && !policy_keeps_on(*device)) || !direct_capable(*device) ||
+      !can_run_on(*device) || !fits_on(*device))
+    return nullptr;
+  return device;
+}
+
 bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> deps,
                              std::span<core::Event* const> named) {
   if (!direct_path_enabled()) return false;
-  core::Device* device = pinned_ ? pinned_ : resident_device();
-  if (!device || (!pinned_ && !policy_keeps_on(*device)) || !direct_capable(*device) ||
-      !can_run_on(*device) || !fits_on(*device) || !dependencies_allow(*device, deps))
-    return false;
+  core::Device* device = direct_target();
+  if (!device || !dependencies_allow(*device, deps)) return false;
   LeasePins pins;
   const bool may_block = may_wait_for_starpu();
   if (!DataLeases::instance().pin(*device, handles_, modes_, may_block, pins)) {
@@ -364,22 +370,25 @@ struct CommandRecord : Pooled {
 
 }  // namespace
 
-bool TaskCommand::placeable_elsewhere(const core::Device& device) const {
-  for (core::Device* d : rotation_->devices())
-    if (d != &device && rotation_->in_rotation(d) && can_run_on(*d)) return true;
+bool TaskCommand::placeable_elsewhere(const core::Device* device) const {
+  bool seen_other = false;
+  for (core::Device* d : rotation_->devices()) {
+    if (d == device || !rotation_->in_rotation(d) || !can_run_on(*d)) continue;
+    if (device || seen_other) return true;
+    seen_other = true;
+  }
   return false;
 }
 
 core::Device* TaskCommand::try_record(core::Event* previous, const core::Device* tail) {
   if (!direct_path_enabled() || trace::enabled()) return nullptr;
   // On a context queue, only where its event could not serve to place it
-  // again after a device-level failure: no other device of the context
-  // could take it.
-  core::Device* device = pinned_ ? pinned_ : resident_device();
-  if (!device || (tail && tail != device) ||
-      (!pinned_ && (placeable_elsewhere(*device) || !policy_keeps_on(*device))) ||
-      !direct_capable(*device) || !can_run_on(*device) || !fits_on(*device))
-    return nullptr;
+  // again after a device-level failure: no two devices of the context could
+  // run it (asked first: it is cheaper than finding the resident device,
+  // which the event's own attempt does again).
+  if (!pinned_ && placeable_elsewhere(nullptr)) return nullptr;
+  core::Device* device = direct_target();
+  if (!device || (tail && tail != device)) return nullptr;
   core::Event* const before[] = {previous};
   if (!dependencies_allow(*device, {before, previous ? 1u : 0u})) return nullptr;
   LeasePins pins;

@@ -104,8 +104,11 @@ class TaskCommand : public core::Command {
   // was placed again on another device of the context.
   bool reschedule_after(core::Device& failed);
   // On a context queue: whether a device of the context's rotation other
-  // than device could run the command.
-  bool placeable_elsewhere(const core::Device& device) const;
+  // than device could run the command (device null: whether two could).
+  bool placeable_elsewhere(const core::Device* device) const;
+  // Where the direct path may send the command, its dependencies aside: the
+  // device queue's device, or the resident device the policy keeps it on.
+  core::Device* direct_target() const;
   static void on_done(void* self);
   // On the direct path: proof_status is the vendor status of the event that
   // proved the command done (its own, or a later one).
