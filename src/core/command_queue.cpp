@@ -14,17 +14,12 @@ CommandQueue::CommandQueue(Context* context, Device* device,
                            cl_command_queue_properties properties)
     : context_(context), device_(device), properties_(properties) {}
 
-bool CommandQueue::try_record(Command& work) {
-  // Not in in_flight_: finish() drains its devices' lanes, records and all.
-  std::lock_guard lock(mutex_);
-  Device* on = work.launch_record(*this, last_.get(), tail_);
-  if (!on) return false;
+void CommandQueue::recorded(Device* on) {
   went_direct();  // finish() and flush_direct() look at its lane now
   // What comes next is ordered behind it on on's vendor queue (so behind
-  // last_ too, which launch_record() found done or queued there).
+  // last_ too, which the record found done or queued there).
   last_ = nullptr;
   tail_ = on;
-  return true;
 }
 
 Ref<Event> CommandQueue::behind_records(Device& tail) {
@@ -36,14 +31,7 @@ Ref<Event> CommandQueue::behind_records(Device& tail) {
 }
 
 Ref<Event> CommandQueue::enqueue(cl_command_type type, std::unique_ptr<Command> work,
-                                 std::span<Event* const> wait_list, Ordering ordering,
-                                 bool event_wanted) {
-  // Without an event: nothing else to wire (no wait list, queue order is
-  // the vendor queue's), and nothing to create, hand over or complete but
-  // the lane's entry. No profiling: it would have nothing to say.
-  if (!event_wanted && wait_list.empty() && ordering == Ordering::Normal && in_order() &&
-      !(properties_ & CL_QUEUE_PROFILING_ENABLE) && work && try_record(*work))
-    return {};
+                                 std::span<Event* const> wait_list, Ordering ordering) {
   auto event = Ref<Event>::adopt(create<Event>(context_.get(), this, type, std::move(work)));
   in_flight_.fetch_add(1, std::memory_order_relaxed);
   // Queue order orders, does not propagate failures: the command before (in

@@ -31,13 +31,31 @@ class CommandQueue final
 
   // Enqueues a command: creates its event, wires its dependencies (wait list
   // plus queue order) and starts it. Returns the event (one internal
-  // reference owned by the caller through the Ref). With event_wanted
-  // false (the caller neither hands the event out nor waits for it), a
-  // command may go without one, as a record (Command::launch_record()):
-  // then the Ref is null.
+  // reference owned by the caller through the Ref).
   Ref<Event> enqueue(cl_command_type type, std::unique_ptr<Command> work,
-                     std::span<Event* const> wait_list, Ordering ordering = Ordering::Normal,
-                     bool event_wanted = true);
+                     std::span<Event* const> wait_list, Ordering ordering = Ordering::Normal);
+
+  // A command nobody will ask about (no event out, no wait list, not
+  // blocking) may go to a device's vendor queue as a record: no event, no
+  // command object, nothing to complete but its lane entry. Only on an
+  // in-order queue without profiling (a record has nothing to say).
+  bool records_allowed() const {
+    return in_order() && !(properties_ & CL_QUEUE_PROFILING_ENABLE);
+  }
+  // launch(previous, tail) sends the command to its vendor and returns the
+  // device, or null: then it needs an event (enqueue()). previous: the
+  // queue's command before it, if that has an event; tail: the device of
+  // the records queued after previous, if any (the record may go there
+  // only). Under the queue's lock, so that queue order is lane order.
+  template <class Launch>
+  bool try_record(Launch&& launch) {
+    if (!records_allowed()) return false;
+    std::lock_guard lock(mutex_);
+    Device* on = launch(last_.get(), static_cast<const Device*>(tail_));
+    if (!on) return false;
+    recorded(on);
+    return true;
+  }
 
   // Blocks until every command enqueued so far has finished.
   void finish();
@@ -59,9 +77,8 @@ class CommandQueue final
   Device* device_;
   cl_command_queue_properties properties_;
 
-  // A command without an event, sent to a vendor queue on this thread:
-  // true if it went. Under mutex_, so that queue order is lane order.
-  bool try_record(Command& work);
+  // Under mutex_: a record went to on's lane (try_record()).
+  void recorded(Device* on);
   // An event standing for the records queued last (on tail_), the previous
   // command of one that does not queue behind them on that device.
   Ref<Event> behind_records(Device& tail);

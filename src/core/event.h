@@ -42,17 +42,6 @@ class Command : public Pooled {
                              std::span<Event* const> /*named*/) {
     return false;
   }
-  // A command nobody will ask about (no event out, no wait list, not
-  // blocking) on an in-order queue may go to a device's vendor queue as a
-  // record, without an event (CommandQueue::enqueue): the device it went
-  // to, or null (then it takes launch_direct() or launch() with an event).
-  // previous: the queue's command before it, if it has an event; tail: the
-  // device of the records queued after previous, if any (the record may go
-  // there only).
-  virtual Device* launch_record(CommandQueue& /*queue*/, Event* /*previous*/,
-                                const Device* /*tail*/) {
-    return nullptr;
-  }
 };
 
 struct EventCallback {

@@ -145,12 +145,16 @@ void Kernel::set_arg(cl_uint index, KernelArg arg) {
   args_[index] = std::move(arg);
 }
 
-bool Kernel::snapshot_args(KernelArgs& out) const {
-  std::lock_guard lock(args_mutex_);
-  out.assign(args_.begin(), args_.end());
-  for (const auto& a : args_)
-    if (a.kind == KernelArg::Kind::Unset) return false;
-  return true;
+bool Kernel::ArgsView::complete() const {
+  return std::none_of(args_->begin(), args_->end(),
+                      [](const KernelArg& a) { return a.kind == KernelArg::Kind::Unset; });
+}
+
+KernelArgs Kernel::ArgsView::copy() {
+  if (!lock_.owns_lock()) lock_.lock();
+  KernelArgs out(args_->begin(), args_->end());
+  lock_.unlock();
+  return out;
 }
 
 DivideFunction Kernel::divide_function() const {

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -115,8 +116,32 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   // clSetKernelArg answer), on a vendor kernel no task uses.
   cl_int check_value(cl_uint index, size_t size, const void* value);
   void set_arg(cl_uint index, KernelArg arg);
-  // A copy of every argument; false if one is still unset.
-  bool snapshot_args(KernelArgs& out) const;
+
+  // The arguments as set now, read in place while the view holds their
+  // lock: a launch that goes to its vendor at once (a record) needs no copy
+  // of them. Let go of it before anything that may call the application
+  // back (a callback may set this kernel's arguments).
+  class ArgsView {
+   public:
+    explicit ArgsView(const Kernel& kernel)
+        : lock_(kernel.args_mutex_), args_(&kernel.args_) {}
+    // Only while held.
+    std::span<const KernelArg> args() const { return *args_; }
+    bool held() const { return lock_.owns_lock(); }
+    // Whether every argument is set (else the launch is CL_INVALID_KERNEL_ARGS).
+    bool complete() const;
+    // Once the vendor has what it needs.
+    void release() {
+      if (lock_.owns_lock()) lock_.unlock();
+    }
+    // A copy for a launch that outlives the call (taken again if let go).
+    KernelArgs copy();
+
+   private:
+    std::unique_lock<std::mutex> lock_;
+    const std::vector<KernelArg>* args_;
+  };
+  ArgsView args_view() const { return ArgsView(*this); }
 
   DivideFunction divide_function() const;
   void set_divide_function(const DivideFunction& d);

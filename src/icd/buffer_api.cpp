@@ -99,10 +99,16 @@ cl_int enqueue_host(const char* function, CommandQueue* q, cl_command_type type,
   std::vector<core::Event*> waits;
   if (cl_int err = check_wait_list(function, num_events, wait_list, q->context(), waits))
     return err;
+  // Nobody will ask about it: a transfer of data a device holds may go to
+  // that device's vendor as a record, without an event or command object.
+  if (vendor_form && !blocking && !event && waits.empty() &&
+      q->try_record([&](core::Event* previous, const core::Device* tail) {
+        return runtime::DirectTransfer{accesses, *vendor_form}.record(*q, previous, tail);
+      }))
+    return CL_SUCCESS;
   auto work = std::make_unique<runtime::HostCommand>(std::move(accesses), std::move(body), bytes,
                                                      vendor_form);
-  Ref<core::Event> e =
-      q->enqueue(type, std::move(work), waits, core::Ordering::Normal, blocking || event);
+  Ref<core::Event> e = q->enqueue(type, std::move(work), waits);
   cl_int result = CL_SUCCESS;
   if (blocking && e->wait() < 0) result = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
   give_event(std::move(e), event);

@@ -286,8 +286,10 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
                       CL_INVALID_WORK_GROUP_SIZE,
                       "local size differs from the kernel's reqd_work_group_size");
   }
-  core::KernelArgs args;
-  PARASOL_REFUSE_IF(!k->snapshot_args(args), CL_INVALID_KERNEL_ARGS, "kernel ", k->name(),
+  // Asked before the arguments' lock is taken: it takes it too.
+  const bool divisible = !q->device() && k->divide_function().set() && !schedulers::dividing(k);
+  core::Kernel::ArgsView view = k->args_view();
+  PARASOL_REFUSE_IF(!view.complete(), CL_INVALID_KERNEL_ARGS, "kernel ", k->name(),
                     " has unset arguments");
   // __local memory past CL_DEVICE_LOCAL_MEM_SIZE: Parasol's native device
   // refuses the work-group here (vendors refuse it themselves, at launch);
@@ -297,7 +299,7 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
   for (Device* d : candidates) {
     if (!k->runs_on(d)) continue;
     const runtime::native::NativeKernel* nk = k->native_for(d);
-    local_needed = nk ? runtime::native::local_bytes(*nk, args) : 0;
+    local_needed = nk ? runtime::native::local_bytes(*nk, view.args()) : 0;
     local_fits |= local_needed <= runtime::native::kLocalMemBytes;
   }
   PARASOL_REFUSE_IF(!local_fits, CL_OUT_OF_RESOURCES, "kernel ", k->name(), " needs ",
@@ -308,20 +310,29 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
                                    q->context(), waits))
     return err;
   unsigned sched_ctx = q->device() ? 0 : q->context()->sched_ctx();
-  auto enqueue_kernel = [&](std::span<core::Event* const> after, bool event_wanted = true) {
+  // Nobody will ask about it: it may go to its vendor as a record, reading
+  // the kernel's arguments in place (no copy, no command on the heap).
+  if (!event && waits.empty() && !divisible && q->records_allowed()) {
+    runtime::KernelCommand launch(k, view, range, q->device(), sched_ctx);
+    if (q->try_record([&](core::Event* previous, const core::Device* tail) {
+          return launch.record(previous, tail);
+        }))
+      return CL_SUCCESS;
+  }
+  core::KernelArgs args = view.copy();  // lets go of the arguments' lock
+  auto enqueue_kernel = [&](std::span<core::Event* const> after) {
     auto work = std::make_unique<runtime::KernelCommand>(k, std::move(args), range, q->device(),
                                                          sched_ctx);
-    return q->enqueue(CL_COMMAND_NDRANGE_KERNEL, std::move(work), after, core::Ordering::Normal,
-                      event_wanted);
+    return q->enqueue(CL_COMMAND_NDRANGE_KERNEL, std::move(work), after);
   };
   // A divisible kernel on a context queue: granularity adaptation decides.
-  if (!q->device() && k->divide_function().set() && !schedulers::dividing(k)) {
+  if (divisible) {
     give_event(schedulers::enqueue_divided(*q, *k, runtime::KernelCommand::launch_key(*k, args, range),
                                            waits, enqueue_kernel),
                event);
     return CL_SUCCESS;
   }
-  give_event(enqueue_kernel(waits, event != nullptr), event);
+  give_event(enqueue_kernel(waits), event);
   return CL_SUCCESS;
 }
 

@@ -15,7 +15,7 @@ namespace {
 
 struct Counters {
   std::atomic<std::uint64_t> commands{0}, busy_ns{0};
-  std::uint64_t bytes_in = 0, bytes_out = 0;  // under bus_mutex
+  std::uint64_t bytes_in = 0, bytes_out = 0;  // baselines, under bus_mutex
 };
 
 std::array<Counters, STARPU_NMAXWORKERS>& counters() {
@@ -23,8 +23,10 @@ std::array<Counters, STARPU_NMAXWORKERS>& counters() {
   return c;
 }
 
-std::mutex bus_mutex;
-std::array<std::uint64_t, STARPU_MAXNODES> node_in{}, node_out{};
+std::mutex bus_mutex;  // reading StarPU's bus counters, and the per-worker baselines
+// Added to by every direct transfer (no lock: one per command would be
+// most of what a record's accounting costs).
+std::array<std::atomic<std::uint64_t>, STARPU_MAXNODES> node_in{}, node_out{};
 
 // StarPU's bus counters reset when read: fold them into Parasol's totals.
 void collect_bus_traffic() {
@@ -33,8 +35,8 @@ void collect_bus_traffic() {
     starpu_profiling_bus_info info{};
     if (starpu_bus_get_profiling_info(b, &info) != 0) continue;
     auto bytes = static_cast<std::uint64_t>(info.transferred_bytes);
-    node_out[starpu_bus_get_src(b)] += bytes;
-    node_in[starpu_bus_get_dst(b)] += bytes;
+    node_out[starpu_bus_get_src(b)].fetch_add(bytes, std::memory_order_relaxed);
+    node_in[starpu_bus_get_dst(b)].fetch_add(bytes, std::memory_order_relaxed);
   }
 }
 
@@ -48,8 +50,7 @@ void record_command(int worker_id, std::uint64_t busy_ns) {
 }
 
 void record_host_transfer(const VendorWorker& w, std::uint64_t bytes, bool to_device) {
-  std::lock_guard lock(bus_mutex);
-  (to_device ? node_in : node_out)[w.memory_node] += bytes;
+  (to_device ? node_in : node_out)[w.memory_node].fetch_add(bytes, std::memory_order_relaxed);
 }
 
 cl_parasol_device_stats device_stats(const VendorWorker& w) {
@@ -59,8 +60,8 @@ cl_parasol_device_stats device_stats(const VendorWorker& w) {
   cl_parasol_device_stats s{};
   s.commands = c.commands.load();
   s.busy_ns = c.busy_ns.load();
-  s.bytes_in = node_in[w.memory_node] - c.bytes_in;
-  s.bytes_out = node_out[w.memory_node] - c.bytes_out;
+  s.bytes_in = node_in[w.memory_node].load(std::memory_order_relaxed) - c.bytes_in;
+  s.bytes_out = node_out[w.memory_node].load(std::memory_order_relaxed) - c.bytes_out;
   return s;
 }
 
@@ -70,8 +71,8 @@ void reset_device_stats(const VendorWorker& w) {
   auto& c = counters()[w.worker_id];
   c.commands = 0;
   c.busy_ns = 0;
-  c.bytes_in = node_in[w.memory_node];
-  c.bytes_out = node_out[w.memory_node];
+  c.bytes_in = node_in[w.memory_node].load(std::memory_order_relaxed);
+  c.bytes_out = node_out[w.memory_node].load(std::memory_order_relaxed);
 }
 
 void print_device_stats() {

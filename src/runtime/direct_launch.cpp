@@ -31,10 +31,6 @@ bool direct_path_enabled() {
   return on;
 }
 
-bool direct_capable(const core::Device& device) {
-  return !device.is_native() && vendor_is_thread_safe(device.worker().platform);
-}
-
 bool may_wait_for_starpu() { return starpu_worker_get_id() < 0 && !CallbackScope::active(); }
 
 namespace {
@@ -95,10 +91,11 @@ struct Pending {
   // runs), a marker's or a record's (owned here: owned), or null: a command
   // without one.
   cl_event done;
-  void (*complete)(void*, cl_int);  // null for a marker
+  DirectEnd complete;  // null for a marker
   void* self;
-  std::uint64_t seq;  // push order
-  bool owned;         // done is the lane's to release
+  std::uint64_t seq;       // push order
+  bool owned;              // done is the lane's to release
+  std::uint64_t launch_time;  // a record's (DirectEnd)
 };
 
 // The direct commands of one device in vendor-queue order (DirectSlot): the
@@ -220,7 +217,7 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
     ++t_completing;
     for (Finished& f : finished) {
       if (f.own_event_status) f.status = vendor_event_status(f.p.done, CL_COMPLETE);
-      if (f.p.complete) f.p.complete(f.p.self, f.status);
+      if (f.p.complete) f.p.complete(f.p.self, f.status, f.p.launch_time);
       if (f.p.owned) clReleaseEvent(f.p.done);
     }
     --t_completing;
@@ -252,7 +249,7 @@ cl_event push_marker(Lane& lane, const core::Device& device) {
   clRetainEvent(marker);
   lane.unevented_run = 0;
   std::lock_guard lock(lane.mutex);
-  lane.fifo.push_back({marker, nullptr, nullptr, ++lane.pushed, true});
+  lane.fifo.push_back({marker, nullptr, nullptr, ++lane.pushed, true, 0});
   return marker;
 }
 
@@ -422,7 +419,7 @@ DirectSlot::DirectSlot(const core::Event& event)
     : DirectSlot(*event.executed_on(), event.profiled() || event.awaited()) {}
 
 unsigned DirectSlot::join(const core::Device& device, LeasePins& pins, cl_event done,
-                          void (*complete)(void*, cl_int), void* self, bool owned) {
+                          DirectEnd complete, void* self, bool owned, std::uint64_t launch_time) {
   if (done)
     pins.used_by(done);
   else
@@ -432,7 +429,7 @@ unsigned DirectSlot::join(const core::Device& device, LeasePins& pins, cl_event 
   {
     std::lock_guard lock(lane_.mutex);
     was_empty = lane_.fifo.empty();
-    lane_.fifo.push_back({done, complete, self, ++lane_.pushed, owned});  // self may be gone from here on
+    lane_.fifo.push_back({done, complete, self, ++lane_.pushed, owned, launch_time});  // self may be gone from here on
     launched = ++lane_.launched;
   }
   lane_.unevented_run = done ? 0 : lane_.unevented_run + 1;
@@ -445,7 +442,7 @@ unsigned DirectSlot::join(const core::Device& device, LeasePins& pins, cl_event 
 }
 
 void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_event done,
-                      void (*complete)(void*, cl_int), void* self) {
+                      DirectEnd complete, void* self) {
   // A harvest elsewhere may complete (and let go of) the event as soon as
   // the command is in its lane.
   core::Ref<core::Event> keep(&event);
@@ -454,7 +451,7 @@ void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_
   // lane, the command may complete and release its reference any moment.
   if (done) clRetainEvent(done);
   Lane& lane = slot.lane_;
-  const unsigned launched = slot.join(device, pins, done, complete, self, false);
+  const unsigned launched = slot.join(device, pins, done, complete, self, false, 0);
   const Completion mode = completion_mode();
   // Published only once in the lane: whoever sees it queued may arm a
   // callback, whose harvest must find the command there. Whoever came to
@@ -481,12 +478,13 @@ void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_
 }
 
 void hand_over_record(DirectSlot& slot, const core::Device& device, LeasePins& pins,
-                      cl_event done, void (*complete)(void*, cl_int), void* self) {
+                      cl_event done, DirectEnd complete, void* self,
+                      std::uint64_t launch_time) {
   Lane& lane = slot.lane_;
   // Kept for the callback below: in the lane, the record may end any moment.
   const cl_event proof = done;
   if (done) clRetainEvent(done);
-  const unsigned launched = slot.join(device, pins, done, complete, self, true);
+  const unsigned launched = slot.join(device, pins, done, complete, self, true, launch_time);
   const Completion mode = completion_mode();
   const bool periodic = launched % 32 == 0;
   if (mode == Completion::Callback || (mode == Completion::Lazy && periodic))
@@ -497,7 +495,7 @@ void hand_over_record(DirectSlot& slot, const core::Device& device, LeasePins& p
 }
 
 namespace {
-void complete_watch(void* event, cl_int) {
+void complete_watch(void* event, cl_int, std::uint64_t) {
   static_cast<core::Event*>(event)->complete(CL_COMPLETE);
 }
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include <CL/cl.h>
 
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <span>
@@ -25,7 +26,9 @@ bool direct_path_enabled();
 
 // A vendor device whose runtime is thread-safe (not the native device, not
 // Oclgrind).
-bool direct_capable(const core::Device& device);
+inline bool direct_capable(const core::Device& device) {
+  return !device.is_native() && device.worker().thread_safe;
+}
 
 // Whether this thread may wait for StarPU (to take a lease): not a StarPU
 // worker, not inside a callback.
@@ -76,6 +79,11 @@ core::Device* sole_resident(const core::Context& context,
 
 struct Lane;
 
+// What runs once the vendor completed a direct command or record: self as
+// handed over, the status of the event proving it done (its own, or a
+// later one's), and for a record its launch time (now_ns(), or 0).
+using DirectEnd = void (*)(void* self, cl_int status, std::uint64_t launch_time);
+
 // Keeps the device's direct commands off its vendor queue while held: what
 // StarPU's worker enqueues meanwhile lands right behind what is there now
 // (TaskCommand::run_on_opencl times a kernel from a marker it puts first).
@@ -106,15 +114,15 @@ class DirectSlot {
   }
 
  private:
-  friend void hand_over_direct(DirectSlot&, core::Event&, LeasePins&, cl_event,
-                               void (*)(void*, cl_int), void*);
+  friend void hand_over_direct(DirectSlot&, core::Event&, LeasePins&, cl_event, DirectEnd,
+                               void*);
   friend void hand_over_record(DirectSlot&, const core::Device&, LeasePins&, cl_event,
-                               void (*)(void*, cl_int), void*);
+                               DirectEnd, void*, std::uint64_t);
   // The part of a hand-over every command shares: the leases learn of the
   // vendor command, it joins the lane, the slot is let go, the waiter is
   // woken. The lane's launch count after it.
   unsigned join(const core::Device& device, LeasePins& pins, cl_event done,
-                void (*complete)(void*, cl_int), void* self, bool lane_owns_done);
+                DirectEnd complete, void* self, bool lane_owns_done, std::uint64_t launch_time);
   Lane& lane_;
   std::unique_lock<std::mutex> order_;
   bool wants_event_;
@@ -132,15 +140,16 @@ class DirectSlot {
 // events (depended on, waited for, polled), on profiling queues and on one
 // command in 32. self may be gone after.
 void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_event done,
-                      void (*complete)(void*, cl_int), void* self);
+                      DirectEnd complete, void* self);
 
 // hand_over_direct() for a command without a Parasol event (a record of
 // core::CommandQueue): nothing waits for it but its queue's clFinish (which
 // drains the lane) and the commands behind it. complete(self, status) runs
-// once the vendor completed it; the lane owns done (the vendor's event, if
-// the slot asked for one).
+// once the vendor completed it, with launch_time (no allocation per record
+// to carry it); the lane owns done (the vendor's event, if the slot asked
+// for one).
 void hand_over_record(DirectSlot& slot, const core::Device& device, LeasePins& pins,
-                      cl_event done, void (*complete)(void*, cl_int), void* self);
+                      cl_event done, DirectEnd complete, void* self, std::uint64_t launch_time);
 
 // Starts event, which has no command, as a direct one on device: it
 // completes once everything in device's lane now has (the queue's records

@@ -80,17 +80,17 @@ void count_transfer(const core::Device& device, const VendorTransfer& t) {
 
 }  // namespace
 
-HostCommand::LeaseKeys HostCommand::lease_keys() const {
+DirectTransfer::LeaseKeys DirectTransfer::lease_keys() const {
   LeaseKeys keys;
-  for (const HostAccess& a : accesses_) {
+  for (const HostAccess& a : accesses) {
     keys.handles.push_back(a.buffer->storage().handle());
     keys.modes.push_back(a.mode);  // W for a whole overwrite: its lease brings no data
   }
   return keys;
 }
 
-core::Device* HostCommand::direct_device(const core::CommandQueue& queue, const LeaseKeys& keys,
-                                         bool may_take, LeasePins& pins, bool& take) const {
+core::Device* DirectTransfer::device(const core::CommandQueue& queue, const LeaseKeys& keys,
+                                     bool may_take, LeasePins& pins, bool& take) const {
   const auto& handles = keys.handles;
   if (handles.size() == 2 && handles[0] == handles[1]) return nullptr;  // one lease per handle
   // Whichever device holds the data does the transfer: the host side of a
@@ -106,10 +106,11 @@ core::Device* HostCommand::direct_device(const core::CommandQueue& queue, const 
 bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const> deps,
                                 std::span<core::Event* const> named) {
   if (!vendor_form_ || !direct_path_enabled()) return false;
-  const LeaseKeys keys = lease_keys();
+  const DirectTransfer transfer = direct();
+  const DirectTransfer::LeaseKeys keys = transfer.lease_keys();
   LeasePins pins;  // unpinned at return unless handed over
   bool take = false;
-  core::Device* device = direct_device(*event.queue(), keys, true, pins, take);
+  core::Device* device = transfer.device(*event.queue(), keys, true, pins, take);
   if (!device || !dependencies_allow(*device, deps)) return false;
   if (take) {
     const bool may_block = may_wait_for_starpu();
@@ -123,7 +124,7 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   const char* what = kWhat[static_cast<int>(vendor_form_->kind)];
   log::debug(what, " (event ", event.id(), ") goes directly to ", device->label());
   DirectSlot slot(event);
-  if (cl_int err = enqueue_vendor(*device, pins, slot.event_out(done_)); err != CL_SUCCESS) {
+  if (cl_int err = transfer.enqueue(*device, pins, slot.event_out(done_)); err != CL_SUCCESS) {
     slot.release();
     log::error(what, " of buffer data on ", device->label(),
                " refused by the vendor: ", error_name(err), " (", err, ")");
@@ -138,49 +139,50 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   return true;
 }
 
-core::Device* HostCommand::launch_record(core::CommandQueue& queue, core::Event* previous,
-                                         const core::Device* tail) {
-  // Traces are of events; a lease not held yet may block this thread (with
-  // the queue's lock held), so that first transfer takes an event.
-  if (!vendor_form_ || !direct_path_enabled() || trace::enabled()) return nullptr;
-  LeasePins pins;  // unpinned at return unless handed over
-  bool take = false;
-  core::Device* device = direct_device(queue, lease_keys(), false, pins, take);
-  if (!device || (tail && device != tail)) return nullptr;
-  core::Event* const before[] = {previous};
-  if (!dependencies_allow(*device, {before, previous ? 1u : 0u})) return nullptr;
-  const char* what = kWhat[static_cast<int>(vendor_form_->kind)];
-  DirectSlot slot(*device);
-  cl_event done = nullptr;
-  if (enqueue_vendor(*device, pins, slot.event_out(done)) != CL_SUCCESS) {
-    // With an event, the same attempt says why and fails that event.
-    slot.release();
-    return nullptr;
-  }
-  log::debug(what, " (no event) goes directly to ", device->label());
-  // Counted now: clFinish may return before the record's end has run.
-  count_transfer(*device, *vendor_form_);
-  hand_over_record(slot, *device, pins, done, &HostCommand::on_record_done, device);
-  return device;
-}
-
-void HostCommand::on_record_done(void* device, cl_int status) {
+namespace {
+void on_record_done(void* device, cl_int status, std::uint64_t) {
   if (status < 0)
     log::error("a transfer without an event on ", static_cast<core::Device*>(device)->label(),
                " failed in the vendor: ", error_name(status), " (", status,
                "); its buffer's contents are not to be trusted");
 }
+}  // namespace
 
-cl_int HostCommand::enqueue_vendor(const core::Device& device, const LeasePins& pins,
-                                   cl_event* done) {
+core::Device* DirectTransfer::record(const core::CommandQueue& queue, core::Event* previous,
+                                     const core::Device* tail) const {
+  // Traces are of events.
+  if (!direct_path_enabled() || trace::enabled()) return nullptr;
+  LeasePins pins;  // unpinned at return unless handed over
+  bool take = false;
+  core::Device* target = device(queue, lease_keys(), false, pins, take);
+  if (!target || (tail && target != tail)) return nullptr;
+  core::Event* const before[] = {previous};
+  if (!dependencies_allow(*target, {before, previous ? 1u : 0u})) return nullptr;
+  DirectSlot slot(*target);
+  cl_event done = nullptr;
+  if (enqueue(*target, pins, slot.event_out(done)) != CL_SUCCESS) {
+    // With an event, the same attempt says why and fails that event.
+    slot.release();
+    return nullptr;
+  }
+  log::debug(kWhat[static_cast<int>(form.kind)], " (no event) goes directly to ",
+             target->label());
+  // Counted now: clFinish may return before the record's end has run.
+  count_transfer(*target, form);
+  hand_over_record(slot, *target, pins, done, &on_record_done, target, 0);
+  return target;
+}
+
+cl_int DirectTransfer::enqueue(const core::Device& device, const LeasePins& pins,
+                               cl_event* done) const {
   // The vendor's buffer and the window's offset in it, for the i-th access.
   auto place = [&](std::size_t i, std::size_t offset) {
     void* iface = pins.interface(i);
     return std::pair{reinterpret_cast<cl_mem>(STARPU_VARIABLE_GET_DEV_HANDLE(iface)),
-                     STARPU_VARIABLE_GET_OFFSET(iface) + accesses_[i].buffer->origin() + offset};
+                     STARPU_VARIABLE_GET_OFFSET(iface) + accesses[i].buffer->origin() + offset};
   };
   cl_command_queue q = device.worker().queue;
-  const VendorTransfer& t = *vendor_form_;
+  const VendorTransfer& t = form;
   auto [mem, offset] = place(0, t.offset);
   switch (t.kind) {
     case VendorTransfer::Kind::Read:
@@ -204,16 +206,16 @@ cl_int HostCommand::enqueue_vendor(const core::Device& device, const LeasePins& 
 // transfers ran at 0.45x of NVIDIA's so, nbody's gathering copies cost it
 // 6%.) A read goes to a device only where main RAM has no valid copy and
 // the device has one: taking a lease must not move data.
-core::Device* HostCommand::lease_target(const core::CommandQueue& queue,
-                                        starpu_data_handle_t from) const {
-  const bool reading = vendor_form_->kind == VendorTransfer::Kind::Read;
+core::Device* DirectTransfer::lease_target(const core::CommandQueue& queue,
+                                           starpu_data_handle_t from) const {
+  const bool reading = form.kind == VendorTransfer::Kind::Read;
   if (reading && starpu_data_is_on_node(from, STARPU_MAIN_RAM)) return nullptr;
   if (core::Device* d = queue.device())
     return !reading || starpu_data_is_on_node(from, d->worker().memory_node) ? d : nullptr;
   return sole_resident(*queue.context(), {&from, 1}, [](const core::Device&) { return true; });
 }
 
-void HostCommand::on_vendor_done(void* self, cl_int status) {
+void HostCommand::on_vendor_done(void* self, cl_int status, std::uint64_t) {
   auto* cmd = static_cast<HostCommand*>(self);
   if (cmd->done_) clReleaseEvent(cmd->done_);
   if (status < 0)

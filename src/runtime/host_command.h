@@ -36,6 +36,38 @@ struct VendorTransfer {
   std::size_t dst_offset = 0;   // Copy
 };
 
+// A read, write or copy done by the vendor of a device that holds its
+// buffers (data leases), on the direct launch path: with an event
+// (HostCommand::launch_direct()) or as a record, without one (record()). A
+// view: the accesses and the form outlive it.
+struct DirectTransfer {
+  std::span<const HostAccess> accesses;
+  const VendorTransfer& form;
+
+  // Sends it to the device already holding leases on its buffers, without
+  // a Parasol event or command object (core::CommandQueue::try_record()):
+  // the device, or null if it needs an event. No new lease: taking one may
+  // block, and the queue's lock is held.
+  core::Device* record(const core::CommandQueue& queue, core::Event* previous,
+                       const core::Device* tail) const;
+
+  // Each access's StarPU handle and mode, as the lease table takes them.
+  struct LeaseKeys {
+    SmallVector<starpu_data_handle_t, 2> handles;
+    SmallVector<starpu_data_access_mode, 2> modes;
+  };
+  LeaseKeys lease_keys() const;
+  // The device whose vendor does the transfer: the one holding leases on
+  // its buffers (pinned in pins), else, if may_take, the one to take them
+  // on (take: still to pin). Null if none.
+  core::Device* device(const core::CommandQueue& queue, const LeaseKeys& keys, bool may_take,
+                       LeasePins& pins, bool& take) const;
+  cl_int enqueue(const core::Device& device, const LeasePins& pins, cl_event* done) const;
+
+ private:
+  core::Device* lease_target(const core::CommandQueue& queue, starpu_data_handle_t from) const;
+};
+
 class HostCommand final : public core::Command {
  public:
   // body returns the command's status (CL_COMPLETE or a negative error);
@@ -48,8 +80,6 @@ class HostCommand final : public core::Command {
   void launch(core::Event& event) override;
   bool launch_direct(core::Event& event, std::span<core::Event* const> deps,
                      std::span<core::Event* const> named) override;
-  core::Device* launch_record(core::CommandQueue& queue, core::Event* previous,
-                              const core::Device* tail) override;
 
  private:
   // StarPU's path only (a direct transfer never needs it).
@@ -57,24 +87,8 @@ class HostCommand final : public core::Command {
   static void on_acquired(void* self);
   void acquire_next();
   cl_int copy_in_main_ram() const;  // the vendor form, done by the host
-  static void on_vendor_done(void* self, cl_int status);
-  static void on_record_done(void* self, cl_int status);
-  // The device whose vendor does the transfer on the direct path: the one
-  // holding leases on its buffers (pinned in pins), else, if may_take, the
-  // one to take them on (take: still to pin, pin_taken()). Null if none.
-  // Each access's StarPU handle and mode, as the lease table takes them.
-  struct LeaseKeys {
-    SmallVector<starpu_data_handle_t, 2> handles;
-    SmallVector<starpu_data_access_mode, 2> modes;
-  };
-  LeaseKeys lease_keys() const;
-  // The device whose vendor does the transfer on the direct path: the one
-  // holding leases on its buffers (pinned in pins), else, if may_take, the
-  // one to take them on (take: still to pin). Null if none.
-  core::Device* direct_device(const core::CommandQueue& queue, const LeaseKeys& keys,
-                              bool may_take, LeasePins& pins, bool& take) const;
-  core::Device* lease_target(const core::CommandQueue& queue, starpu_data_handle_t from) const;
-  cl_int enqueue_vendor(const core::Device& device, const LeasePins& pins, cl_event* done);
+  static void on_vendor_done(void* self, cl_int status, std::uint64_t);
+  DirectTransfer direct() const { return {accesses_, *vendor_form_}; }
 
   struct Acquire {
     starpu_data_handle_t handle;

@@ -18,7 +18,19 @@ namespace parasol::runtime {
 
 KernelCommand::KernelCommand(core::Kernel* kernel, core::KernelArgs args,
                              const NDRange& range, core::Device* pinned, unsigned sched_ctx)
-    : TaskCommand(pinned, sched_ctx, kernel->program()->context()), kernel_(kernel), args_(std::move(args)), range_(range) {
+    : TaskCommand(pinned, sched_ctx, kernel->program()->context()), kernel_(kernel),
+      owned_(std::move(args)), args_(owned_), range_(range) {
+  index_buffers();
+}
+
+KernelCommand::KernelCommand(core::Kernel* kernel, core::Kernel::ArgsView& view,
+                             const NDRange& range, core::Device* pinned, unsigned sched_ctx)
+    : TaskCommand(pinned, sched_ctx, kernel->program()->context()), kernel_(kernel),
+      borrowed_(&view), args_(view.args()), range_(range) {
+  index_buffers();
+}
+
+void KernelCommand::index_buffers() {
   buffer_index_ = SmallVector<std::size_t, 8>(args_.size());
   const auto& info = kernel_->arg_info();
   for (size_t i = 0; i < args_.size(); ++i) {
@@ -61,7 +73,7 @@ thread_local std::array<KeepMemo, 8> t_keep_memo;  // yes answers only
 
 // The footprint's inputs (NDRange, buffer sizes) mixed cheaply: a key for
 // the memo, not the footprint StarPU's saved models are keyed by.
-std::uint64_t shape_key(const core::KernelArgs& args, const NDRange& range) {
+std::uint64_t shape_key(std::span<const core::KernelArg> args, const NDRange& range) {
   std::uint64_t h = 0xcbf29ce484222325u;
   auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3u; };
   for (int d = 0; d < 3; ++d) {
@@ -148,7 +160,7 @@ cl_int KernelCommand::execute_on_host(void* buffers[], core::Device& device) {
 namespace {
 
 // Alike launches: same NDRange, same buffer sizes (values may differ).
-std::uint32_t shape_hash(const core::KernelArgs& args, const NDRange& range,
+std::uint32_t shape_hash(std::span<const core::KernelArg> args, const NDRange& range,
                          std::uint32_t seed) {
   std::uint32_t h = starpu_hash_crc32c_be_n(range.global.data(), sizeof range.global, seed);
   h = starpu_hash_crc32c_be_n(range.local.data(), sizeof range.local, h);
@@ -163,7 +175,7 @@ std::uint32_t shape_hash(const core::KernelArgs& args, const NDRange& range,
 std::uint32_t KernelCommand::footprint() const { return shape_hash(args_, range_, 0); }
 
 std::uint64_t KernelCommand::launch_key(const core::Kernel& kernel,
-                                        const core::KernelArgs& args,
+                                        std::span<const core::KernelArg> args,
                                         const NDRange& range) {
   auto kernel_id = static_cast<std::uint64_t>(std::hash<std::string>{}(kernel.model_symbol()));
   return (kernel_id << 32) ^ shape_hash(args, range, static_cast<std::uint32_t>(kernel_id));
@@ -227,6 +239,9 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event* d
                                       range_.offset.data(), range_.global.data(),
                                       local_given ? range_.local.data() : nullptr, 0, nullptr,
                                       done);
+  // The vendor has the arguments: the kernel's may be set again (a record
+  // then goes on to its hand-over, which may call the application back).
+  if (borrowed_) borrowed_->release();
   if (err != CL_SUCCESS) {
     log::error("kernel ", kernel_->name(), " on ", device.label(), ": the vendor refused the launch: ",
                error_name(err), " (", err, ")");

@@ -20,19 +20,26 @@ struct NDRange {
 
 class KernelCommand final : public TaskCommand {
  public:
+  // A launch that owns a copy of its arguments.
   KernelCommand(core::Kernel* kernel, core::KernelArgs args, const NDRange& range,
+                core::Device* pinned, unsigned sched_ctx);
+  // A launch tried as a record (record()): it reads the kernel's arguments
+  // in place through the view, and lets go of the view once its vendor
+  // has them. Lives on the enqueuing thread's stack.
+  KernelCommand(core::Kernel* kernel, core::Kernel::ArgsView& view, const NDRange& range,
                 core::Device* pinned, unsigned sched_ctx);
   cl_int execute(void* buffers[], core::Device& device, cl_event* done) override;
   cl_int execute_on_host(void* buffers[], core::Device& device) override;
   bool launch_direct(core::Event& event, std::span<core::Event* const> deps,
                      std::span<core::Event* const> named) override;
-  core::Device* launch_record(core::CommandQueue&, core::Event* previous,
-                              const core::Device* tail) override {
+  // Sends the launch to its vendor without a Parasol event, for
+  // core::CommandQueue::try_record(): the device, or null if it needs one.
+  core::Device* record(core::Event* previous, const core::Device* tail) {
     return try_record(previous, tail);
   }
   // Launches that are alike (kernel, NDRange, buffer sizes) share a key.
   static std::uint64_t launch_key(const core::Kernel& kernel,
-                                  const core::KernelArgs& args, const NDRange& range);
+                                  std::span<const core::KernelArg> args, const NDRange& range);
   bool can_run_on(const core::Device& device) const override;
   std::uint32_t footprint() const override;
   std::size_t size() const override;
@@ -47,8 +54,12 @@ class KernelCommand final : public TaskCommand {
   // be for a context-queue command to stay there without asking StarPU.
   static constexpr double kResidentSlowdown = 2.0;
 
+  // Where the arguments are read: owned_, or the kernel's own (borrowed_).
+  void index_buffers();
   core::Ref<core::Kernel> kernel_;
-  core::KernelArgs args_;
+  core::KernelArgs owned_;
+  core::Kernel::ArgsView* borrowed_ = nullptr;
+  std::span<const core::KernelArg> args_;
   SmallVector<std::size_t, 8> buffer_index_;  // per argument, into buffers[]
   NDRange range_;
 };

@@ -14,6 +14,7 @@
 #include "runtime/native/native_compiler.h"
 #include "runtime/device_stats.h"
 #include "runtime/trace.h"
+#include "runtime/vendor_lock.h"
 #include "runtime/worker_parking.h"
 #include "util/error_name.h"
 #include "util/log.h"
@@ -173,6 +174,7 @@ bool StarpuRuntime::start() {
                 error_name(err), ", ", err, ")");
       continue;
     }
+    vw.thread_safe = vendor_is_thread_safe(vw.platform);
     vendor_workers_.push_back(vw);
   }
   if (log::enabled(log::Level::Warn)) log_vendors(vendor_workers_);

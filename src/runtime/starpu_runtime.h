@@ -24,6 +24,7 @@ struct VendorWorker {
   cl_platform_id platform = nullptr;
   cl_context context = nullptr;
   cl_command_queue queue = nullptr;
+  bool thread_safe = false;  // its vendor takes calls from any thread at once (vendor_lock.h)
 };
 
 class StarpuRuntime {

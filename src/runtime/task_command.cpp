@@ -225,7 +225,7 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   task->cl = wall_time_codelet();  // back to the kernel's codelet in on_done()
 }
 
-void TaskCommand::on_direct_done(void* self, cl_int proof_status) {
+void TaskCommand::on_direct_done(void* self, cl_int proof_status, std::uint64_t) {
   auto* cmd = static_cast<TaskCommand*>(self);
   if (!cmd->done_ && proof_status < 0) {
     const core::Device* d = cmd->event_->executed_on();
@@ -359,17 +359,6 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
   return true;
 }
 
-namespace {
-
-// A command that went as a record: what its end needs (the device's
-// counters; the log, if it failed).
-struct CommandRecord : Pooled {
-  const core::Device* device;
-  std::uint64_t started;
-};
-
-}  // namespace
-
 bool TaskCommand::placeable_elsewhere(const core::Device* device) const {
   bool seen_other = false;
   for (core::Device* d : rotation_->devices()) {
@@ -395,9 +384,7 @@ core::Device* TaskCommand::try_record(core::Event* previous, const core::Device*
   if (!DataLeases::instance().pin(*device, handles_, modes_, false, pins)) return nullptr;
   SmallVector<void*, 16> buffers;
   for (std::size_t i = 0; i < handles_.size(); ++i) buffers.push_back(pins.interface(i));
-  auto record = std::make_unique<CommandRecord>();
-  record->device = device;
-  record->started = now_ns();
+  const std::uint64_t launched = now_ns();
   DirectSlot slot(*device);
   cl_event done = nullptr;
   // Refused, or nothing enqueued: the event path does it again and says so.
@@ -407,17 +394,17 @@ core::Device* TaskCommand::try_record(core::Event* previous, const core::Device*
     return nullptr;
   }
   log::debug("command '", name(), "' (no event) goes directly to ", device->label());
-  hand_over_record(slot, *device, pins, done, &TaskCommand::on_record_done, record.release());
+  hand_over_record(slot, *device, pins, done, &TaskCommand::on_record_done, device, launched);
   return device;
 }
 
-void TaskCommand::on_record_done(void* self, cl_int proof_status) {
-  std::unique_ptr<CommandRecord> record(static_cast<CommandRecord*>(self));
+void TaskCommand::on_record_done(void* device, cl_int proof_status, std::uint64_t launched) {
+  const auto& d = *static_cast<const core::Device*>(device);
   if (proof_status < 0)
-    log::error("a command without an event on ", record->device->label(),
-               " failed in the vendor: ", error_name(proof_status), " (", proof_status,
+    log::error("a command without an event on ", d.label(), " failed in the vendor: ",
+               error_name(proof_status), " (", proof_status,
                "); what it wrote is not to be trusted");
-  record_command(record->device->worker().worker_id, now_ns() - record->started);
+  record_command(d.worker().worker_id, now_ns() - launched);
 }
 
 void TaskCommand::submit() {

@@ -66,7 +66,7 @@ class TaskCommand : public core::Command {
   // the command's data already is. False: StarPU's path.
   bool try_direct(core::Event& event, std::span<core::Event* const> deps,
                   std::span<core::Event* const> named);
-  // The same as a record (core::Command::launch_record()). On a context
+  // The same as a record (core::CommandQueue::try_record()). On a context
   // queue only where no other device could take the command: one placed
   // again after a device-level failure needs its event. Only leases
   // already held (the queue's lock is held meanwhile).
@@ -112,8 +112,9 @@ class TaskCommand : public core::Command {
   static void on_done(void* self);
   // On the direct path: proof_status is the vendor status of the event that
   // proved the command done (its own, or a later one).
-  static void on_direct_done(void* self, cl_int proof_status);
-  static void on_record_done(void* record, cl_int proof_status);
+  static void on_direct_done(void* self, cl_int proof_status, std::uint64_t);
+  // A record's end: device is the core::Device it went to.
+  static void on_record_done(void* device, cl_int proof_status, std::uint64_t launched);
 
   core::Device* pinned_;
   unsigned sched_ctx_;

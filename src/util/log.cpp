@@ -6,8 +6,6 @@
 #include <mutex>
 
 namespace parasol::log {
-namespace {
-
 Level threshold() {
   static const Level level = [] {
     const char* env = std::getenv("PARASOL_LOG");
@@ -20,6 +18,8 @@ Level threshold() {
   return level;
 }
 
+namespace {
+
 const char* name(Level level) {
   switch (level) {
     case Level::Error: return "error";
@@ -31,8 +31,6 @@ const char* name(Level level) {
 }
 
 }  // namespace
-
-bool enabled(Level level) { return level <= threshold(); }
 
 void write(Level level, std::string_view message) {
   static std::mutex mutex;

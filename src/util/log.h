@@ -11,20 +11,33 @@ namespace parasol::log {
 
 enum class Level { Error = 0, Warn = 1, Info = 2, Debug = 3 };
 
-bool enabled(Level level);
+// PARASOL_LOG's level, read once.
+Level threshold();
+// Inline: launches ask it for their debug lines on every command.
+inline bool enabled(Level level) {
+  static const Level t = threshold();
+  return level <= t;
+}
 void write(Level level, std::string_view message);
 
 template <typename... Parts>
 void at(Level level, const Parts&... parts) {
-  if (!enabled(level)) return;
   std::ostringstream out;
   (out << ... << parts);
   write(level, out.str());
 }
 
-template <typename... P> void error(const P&... p) { at(Level::Error, p...); }
-template <typename... P> void warn(const P&... p) { at(Level::Warn, p...); }
-template <typename... P> void info(const P&... p) { at(Level::Info, p...); }
-template <typename... P> void debug(const P&... p) { at(Level::Debug, p...); }
+template <typename... P> void error(const P&... p) {
+  if (enabled(Level::Error)) at(Level::Error, p...);
+}
+template <typename... P> void warn(const P&... p) {
+  if (enabled(Level::Warn)) at(Level::Warn, p...);
+}
+template <typename... P> void info(const P&... p) {
+  if (enabled(Level::Info)) at(Level::Info, p...);
+}
+template <typename... P> void debug(const P&... p) {
+  if (enabled(Level::Debug)) at(Level::Debug, p...);
+}
 
 }  // namespace parasol::log

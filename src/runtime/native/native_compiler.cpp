@@ -99,7 +99,7 @@ std::size_t static_local_bytes(const NativeKernel& kernel) { return kernel.info-
 std::size_t private_bytes(const NativeKernel& kernel) { return kernel.info->private_bytes; }
 std::string attributes(const NativeKernel& kernel) { return kernel.info->attributes; }
 
-std::size_t local_bytes(const NativeKernel& kernel, const core::KernelArgs& args) {
+std::size_t local_bytes(const NativeKernel& kernel, std::span<const core::KernelArg> args) {
   std::size_t bytes = kernel.info->static_local_bytes;
   for (const auto& a : args)
     if (a.kind == core::KernelArg::Kind::Local) bytes += a.local_size;
@@ -148,7 +148,7 @@ struct ThreadState {
 
 }  // namespace
 
-cl_int run(const NativeKernel& kernel, const core::KernelArgs& args,
+cl_int run(const NativeKernel& kernel, std::span<const core::KernelArg> args,
            const std::vector<void*>& buffers, const Launch& launch) {
   kernels::NDRange range;
   range.work_dim = launch.work_dim;

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,7 @@ struct Launch {
 };
 // Runs every work-group of the launch on the native device's thread pool.
 // buffers[i]: the main-RAM address of argument i's buffer window (or null).
-cl_int run(const NativeKernel& kernel, const core::KernelArgs& args,
+cl_int run(const NativeKernel& kernel, std::span<const core::KernelArg> args,
            const std::vector<void*>& buffers, const Launch& launch);
 
 // What the device reports (CL_DEVICE_MAX_WORK_GROUP_SIZE, compute units...).
@@ -59,7 +60,7 @@ cl_int run(const NativeKernel& kernel, const core::KernelArgs& args,
 // plus its __local arguments) is refused past this, as on a vendor device.
 constexpr std::size_t kLocalMemBytes = 64 * 1024;
 // The __local bytes one work-group of a launch with these arguments needs.
-std::size_t local_bytes(const NativeKernel& kernel, const core::KernelArgs& args);
+std::size_t local_bytes(const NativeKernel& kernel, std::span<const core::KernelArg> args);
 std::size_t max_work_group_size();
 cl_uint compute_units();
 

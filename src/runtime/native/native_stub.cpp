@@ -25,10 +25,10 @@ std::vector<core::KernelArgInfo> arg_info(const NativeKernel&) { return {}; }
 std::size_t value_size(const NativeKernel&, cl_uint) { return 0; }
 std::array<std::size_t, 3> reqd_work_group_size(const NativeKernel&) { return {0, 0, 0}; }
 std::size_t static_local_bytes(const NativeKernel&) { return 0; }
-std::size_t local_bytes(const NativeKernel&, const core::KernelArgs&) { return 0; }
+std::size_t local_bytes(const NativeKernel&, std::span<const core::KernelArg>) { return 0; }
 std::size_t private_bytes(const NativeKernel&) { return 0; }
 std::string attributes(const NativeKernel&) { return {}; }
-cl_int run(const NativeKernel&, const core::KernelArgs&, const std::vector<void*>&,
+cl_int run(const NativeKernel&, std::span<const core::KernelArg>, const std::vector<void*>&,
            const Launch&) {
   return CL_INVALID_OPERATION;
 }
