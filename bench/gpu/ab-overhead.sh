@@ -5,6 +5,8 @@
 # queue / context queue) per library. Run there as
 #   LIBS="old:.gpu/lib/A.so.xz new:.gpu/lib/B.so.xz" [RUNS=8] [COMMANDS=2000] \
 #     [PIN="taskset -c 0-7"] bash bench/gpu/ab-overhead.sh
+# A spec may add settings for its processes: "name:lib.xz:VAR=value,VAR2=value"
+# (one library under several settings).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 R="bash $here/run-on-gpu.sh"; B=$here/../../.gpu/bin; O=${OUT:-/tmp/o}; mkdir -p "$O"
@@ -15,8 +17,9 @@ for i in $(seq 1 "${RUNS:-8}"); do
   order=("${libs[@]}")
   [ $((i % 2)) -eq 0 ] && order=($(printf '%s\n' "${libs[@]}" | tac))
   for spec in "${order[@]}"; do
-    PARASOL_GPU_LIB=${spec#*:} BENCH_COMMANDS=${COMMANDS:-2000} timeout 120 ${PIN:-} $R \
-      "$B/bench_command_overhead" NVIDIA | grep "^| [a-z]" | grep -v "^| command stream" | sed "s/^/${spec%%:*} /" >> "$O/ab-overhead.txt"
+    IFS=: read -r name lib settings <<< "$spec"
+    PARASOL_GPU_LIB=$lib BENCH_COMMANDS=${COMMANDS:-2000} timeout 120 env ${settings//,/ } ${PIN:-} $R \
+      "$B/bench_command_overhead" NVIDIA | grep "^| [a-z]" | grep -v "^| command stream" | sed "s/^/$name /" >> "$O/ab-overhead.txt"
   done
 done
 # name | row | vendor | device | ratio | context | ratio |

@@ -18,6 +18,7 @@
 #include "runtime/vendor_lock.h"
 #include "schedulers/policy_names.h"
 #include "util/callback_scope.h"
+#include "util/clock.h"
 #include "util/small_vector.h"
 #include "util/tsan_handover.h"
 
@@ -103,8 +104,11 @@ struct Pending {
 // proves every command before it done.
 struct Lane {
   std::mutex order;            // one vendor enqueue + push at a time (DirectSlot, markers)
-  unsigned unevented_run = 0;  // under order: launches since the last with an event
-  int unevented_ok = -1;       // under order: may_go_without_event(), once known
+  // Under order: launches since the last periodic proof (DirectSlot) or
+  // marker, and when that was; may_go_without_event(), once known.
+  unsigned since_proof = 0;
+  std::uint64_t proof_time = 0;
+  int unevented_ok = -1;
   std::mutex mutex;
   std::deque<Pending> fifo;
   std::uint64_t pushed = 0;
@@ -247,7 +251,8 @@ cl_event push_marker(Lane& lane, const core::Device& device) {
   if (clEnqueueMarkerWithWaitList(device.worker().queue, 0, nullptr, &marker) != CL_SUCCESS)
     return nullptr;
   clRetainEvent(marker);
-  lane.unevented_run = 0;
+  lane.since_proof = 0;
+  lane.proof_time = now_ns();
   std::lock_guard lock(lane.mutex);
   lane.fifo.push_back({marker, nullptr, nullptr, ++lane.pushed, true, 0});
   return marker;
@@ -348,8 +353,8 @@ void wait_for_lane(Lane& lane, const core::Device& device) {
     }
     cl_event proof = retained_lane_proof(lane, device, false, false);
     if (!proof) {
-      // Only commands without an event: one with an event comes within 32
-      // launches while a stream goes on. A marker (which costs NVIDIA as
+      // Only commands without an event: one with an event comes within a
+      // millisecond (or 1,024 launches) while a stream goes on. A marker (which costs NVIDIA as
       // much as an event, and more while this thread waits on it) only once
       // the stream paused; whoever waits for one of them meanwhile brings
       // its own proof (direct_progress, drain_direct).
@@ -406,13 +411,34 @@ bool may_go_without_event(const core::Device& device) {
   return device.vendor_platform_name().rfind("NVIDIA", 0) == 0;
 }
 
+// Whether this launch is the lane's periodic proof (under its order lock):
+// once a millisecond, looked at every 32nd launch, and at least every
+// 1,024th. Every 32nd, as before, cost NVIDIA streams of small commands
+// about a tenth of their time in the event and the flush (H200 host, 64-byte
+// writes 1.29x of NVIDIA's own time at 32, 1.24x at 128, 1.19x at 512:
+// docs/benchmarks.md); a millisecond bounds how late a command nobody waits
+// for is noticed complete, and a stream of long commands still gets a proof
+// every 32.
+bool periodic_proof(Lane& lane) {
+  constexpr unsigned kLook = 32, kMaxRun = 1024;
+  constexpr std::uint64_t kGapNs = 1'000'000;
+  const unsigned n = ++lane.since_proof;
+  if (n % kLook != 0) return false;
+  const std::uint64_t now = now_ns();
+  if (n < kMaxRun && now - lane.proof_time < kGapNs) return false;
+  lane.since_proof = 0;
+  lane.proof_time = now;
+  return true;
+}
+
 }  // namespace
 
 DirectSlot::DirectSlot(const core::Device& device, bool event_needed)
     : lane_(lane_of(device)), order_(lane_.order) {
   if (lane_.unevented_ok < 0) lane_.unevented_ok = may_go_without_event(device);
-  wants_event_ = event_needed || completion_mode() != Completion::Waiter ||
-                 lane_.unevented_run >= 31 || !lane_.unevented_ok;
+  periodic_ = periodic_proof(lane_);
+  wants_event_ = event_needed || completion_mode() != Completion::Waiter || periodic_ ||
+                 !lane_.unevented_ok;
 }
 
 DirectSlot::DirectSlot(const core::Event& event)
@@ -432,7 +458,6 @@ unsigned DirectSlot::join(const core::Device& device, LeasePins& pins, cl_event 
     lane_.fifo.push_back({done, complete, self, ++lane_.pushed, owned, launch_time});  // self may be gone from here on
     launched = ++lane_.launched;
   }
-  lane_.unevented_run = done ? 0 : lane_.unevented_run + 1;
   // Before anything that may complete commands: their successors may
   // launch on this device from this thread.
   order_.unlock();
@@ -460,7 +485,7 @@ void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_
   // wait() mark first and look second, so one side always sees the other
   // (else a successor could wait for a command nobody flushed or armed).
   event.queued_direct(done);
-  const bool periodic = launched % 32 == 0;
+  const bool periodic = slot.periodic();
   const bool awaited = event.awaited();
   // Where promptness matters, a callback in every mode: an awaited event,
   // and a profiled one (its end time is taken when it is noticed; the
@@ -486,7 +511,7 @@ void hand_over_record(DirectSlot& slot, const core::Device& device, LeasePins& p
   if (done) clRetainEvent(done);
   const unsigned launched = slot.join(device, pins, done, complete, self, true, launch_time);
   const Completion mode = completion_mode();
-  const bool periodic = launched % 32 == 0;
+  const bool periodic = slot.periodic();
   if (mode == Completion::Callback || (mode == Completion::Lazy && periodic))
     arm_for(lane, device, proof);
   if (proof) clReleaseEvent(proof);

@@ -93,11 +93,13 @@ std::unique_lock<std::mutex> hold_direct_order(const core::Device& device);
 // the vendor enqueue until hand_over_direct() put it in the device's lane:
 // lane order is then vendor-queue order, so a later command's completion
 // proves an earlier one's. It also decides whether the vendor enqueue asks
-// for an output event: by default (waiter completion) only one command in
-// 32 does, plus those someone already waits for or profiles. NVIDIA charges
-// about 3 us for an event and far more while a thread waits on one of many
-// (bench/vendor_costs.cpp); a command without one completes when a later
-// event (another command's, or a marker the waiter enqueues) does.
+// for an output event: by default (waiter completion) only a periodic
+// proof does (a command once a millisecond, at most 1,024 launches apart,
+// which the hand-over also flushes), plus those someone already waits for
+// or profiles. NVIDIA charges about 3 us for an event and far more while a
+// thread waits on one of many (bench/vendor_costs.cpp); a command without
+// one completes when a later event (another command's, or a marker the
+// waiter enqueues) does.
 class DirectSlot {
  public:
   explicit DirectSlot(const core::Event& event);  // after event.begin_direct()
@@ -108,6 +110,8 @@ class DirectSlot {
   // Where the vendor enqueue leaves its event: null when it asks for none.
   cl_event* event_out(cl_event& done) const { return wants_event_ ? &done : nullptr; }
   bool wants_event() const { return wants_event_; }
+  // This launch is the lane's periodic proof: its hand-over flushes.
+  bool periodic() const { return periodic_; }
   // Lets go without handing a command over (the vendor refused it).
   void release() {
     if (order_.owns_lock()) order_.unlock();
@@ -125,6 +129,7 @@ class DirectSlot {
                 DirectEnd complete, void* self, bool lane_owns_done, std::uint64_t launch_time);
   Lane& lane_;
   std::unique_lock<std::mutex> order_;
+  bool periodic_;
   bool wants_event_;
 };
 
@@ -137,8 +142,8 @@ class DirectSlot {
 // the completion depends on PARASOL_DIRECT_COMPLETION (direct_launch.cpp):
 // by default a waiter thread per device; or a vendor callback per command;
 // or (lazy) whichever thread looks first, with callbacks only on awaited
-// events (depended on, waited for, polled), on profiling queues and on one
-// command in 32. self may be gone after.
+// events (depended on, waited for, polled), on profiling queues and on the
+// lane's periodic proofs. self may be gone after.
 void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_event done,
                       DirectEnd complete, void* self);
 
