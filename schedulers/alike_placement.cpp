@@ -15,15 +15,13 @@ std::array<std::atomic<int>, STARPU_NMAXWORKERS>& steered() {
   return counts;
 }
 
-int worker_of(const core::Device* d) { return d->worker().worker_id; }
-
 }  // namespace
 
 AlikeSteer AlikeSteer::steer(std::span<core::Device* const> candidates, std::vector<int>& held_back,
                              const std::function<bool(const core::Device&)>& holds_output) {
   AlikeSteer s;
   auto held = [&](const core::Device* d) {
-    return std::find(held_back.begin(), held_back.end(), worker_of(d)) != held_back.end();
+    return std::find(held_back.begin(), held_back.end(), d->worker().worker_id) != held_back.end();
   };
   std::vector<const core::Device*> open;
   for (const core::Device* d : candidates)
@@ -46,18 +44,18 @@ AlikeSteer AlikeSteer::steer(std::span<core::Device* const> candidates, std::vec
       // The command follows its output; its read-only inputs are copied.
       for (std::size_t k : group)
         if (std::find(holders.begin(), holders.end(), k) == holders.end())
-          held_back.push_back(worker_of(open[k]));
+          held_back.push_back(open[k]->worker().worker_id);
       continue;
     }
     // Ties go to the first: a burst alternates over the group.
     std::size_t keep = *std::min_element(group.begin(), group.end(), [&](std::size_t a, std::size_t b) {
-      return steered()[worker_of(open[a])].load(std::memory_order_relaxed) <
-             steered()[worker_of(open[b])].load(std::memory_order_relaxed);
+      return steered()[open[a]->worker().worker_id].load(std::memory_order_relaxed) <
+             steered()[open[b]->worker().worker_id].load(std::memory_order_relaxed);
     });
     for (std::size_t k : group)
-      if (k != keep) held_back.push_back(worker_of(open[k]));
-    steered()[worker_of(open[keep])].fetch_add(1, std::memory_order_relaxed);
-    s.toward_.push_back(worker_of(open[keep]));
+      if (k != keep) held_back.push_back(open[k]->worker().worker_id);
+    steered()[open[keep]->worker().worker_id].fetch_add(1, std::memory_order_relaxed);
+    s.toward_.push_back(open[keep]->worker().worker_id);
   }
   return s;
 }

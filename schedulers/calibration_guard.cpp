@@ -36,10 +36,8 @@ Guard& guard() {
   return *g;
 }
 
-int worker_of(const core::Device* d) { return d->worker().worker_id; }
-
 starpu_perfmodel_arch* arch_of(const core::Device* d, unsigned sched_ctx) {
-  return starpu_worker_get_perf_archtype(worker_of(d), sched_ctx);
+  return starpu_worker_get_perf_archtype(d->worker().worker_id, sched_ctx);
 }
 
 // NaN while StarPU's model has no value for the task on d.
@@ -66,8 +64,8 @@ int calibration_minimum() {
 CalibrationPlacement only_on(const core::Device* pick, std::span<core::Device* const> devices) {
   CalibrationPlacement p;
   for (const core::Device* d : devices)
-    if (d != pick) p.held_back.push_back(worker_of(d));
-  p.calibrating = worker_of(pick);
+    if (d != pick) p.held_back.push_back(d->worker().worker_id);
+  p.calibrating = pick->worker().worker_id;
   return p;
 }
 
@@ -125,14 +123,16 @@ CalibrationPlacement place_for_calibration(starpu_task* task, std::uint32_t foot
         expected_us(task, resident, sched_ctx) >= kStranded * best.us) {
       log::debug("kernel '", model->symbol, "': its data is on ", resident->label(),
                  ", far slower than ", best.device->label(), " for it: held back from it");
-      return CalibrationPlacement{{worker_of(resident)}, -1};
+      return CalibrationPlacement{{resident->worker().worker_id}, -1};
     }
     return {};
   }
 
   auto& g = guard();
   std::lock_guard lock(g.mutex);
-  auto slot = [&](const core::Device* d) -> Slot& { return g.slot(model, footprint, worker_of(d)); };
+  auto slot = [&](const core::Device* d) -> Slot& {
+    return g.slot(model, footprint, d->worker().worker_id);
+  };
   std::vector<core::Device*> idle, busy;
   for (core::Device* d : unmeasured) {
     if (calibrate_if_far_slower(task, d, slot(d), best)) continue;
@@ -156,7 +156,7 @@ CalibrationPlacement place_for_calibration(starpu_task* task, std::uint32_t foot
   if (best.device) {
     CalibrationPlacement p;
     for (core::Device* d : busy)
-      if (!may_beat(d, best.device, best.us)) p.held_back.push_back(worker_of(d));
+      if (!may_beat(d, best.device, best.us)) p.held_back.push_back(d->worker().worker_id);
     return p;
   }
   // Nothing measured yet: the device that measured fastest so far, else the
@@ -187,7 +187,7 @@ void calibration_ran(const CalibrationPlacement& placement, starpu_task* task,
     std::lock_guard lock(g.mutex);
     Slot& s = g.slot(model, footprint, placement.calibrating);
     --s.in_flight;
-    if (placement.calibrating != worker_of(&device) || std::isnan(measured_us)) return;
+    if (placement.calibrating != device.worker().worker_id || std::isnan(measured_us)) return;
     ++s.measured;
     if (std::isnan(s.fastest_us) || measured_us < s.fastest_us) s.fastest_us = measured_us;
     judged = s;
