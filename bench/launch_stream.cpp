@@ -6,7 +6,9 @@
 //   bench_launch_stream [platform-prefix]   (default: Parasol)
 // Environment: BENCH_COMMANDS [4000] per round, BENCH_STREAM [write] or
 // kernel (a 16-item kernel with two arguments, set once), BENCH_DEVICE: the
-// first device whose name contains it (default: the platform's first).
+// first device whose name contains it (default: the platform's first),
+// BENCH_QUEUE [device] or context: a context queue (Parasol's) over every
+// device whose name contains BENCH_DEVICE, placed by the context's policy.
 #include "bench_util.h"
 
 using namespace bench;
@@ -23,15 +25,17 @@ int main(int argc, char** argv) {
   }
   cl_device_id dev = devs[0];
   const std::string want = env_string("BENCH_DEVICE", "");
+  std::vector<cl_device_id> matching;
   for (cl_device_id d : devs)
-    if (!want.empty() && device_name(d).find(want) != std::string::npos) {
-      dev = d;
-      break;
-    }
+    if (want.empty() || device_name(d).find(want) != std::string::npos) matching.push_back(d);
+  if (!matching.empty()) dev = matching[0];
+  const bool context_queue = env_string("BENCH_QUEUE", "device") == "context";
+  if (!context_queue) matching = {dev};
   cl_int err;
-  cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
+  cl_context ctx = clCreateContext(nullptr, static_cast<cl_uint>(matching.size()),
+                                   matching.data(), nullptr, nullptr, &err);
   BENCH_CHECK(err);
-  cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+  cl_command_queue q = clCreateCommandQueue(ctx, context_queue ? nullptr : dev, 0, &err);
   BENCH_CHECK(err);
   cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, nullptr, &err);
   BENCH_CHECK(err);
@@ -58,8 +62,9 @@ int main(int argc, char** argv) {
     }
     BENCH_CHECK(clFinish(q));
   });
-  std::printf("%s on %s (%s): %.3f us per command, %d commands, best of 5\n",
-              kernels ? "16-item kernel" : "64-byte write", device_name(dev).c_str(),
+  std::printf("%s on %s%s (%s): %.3f us per command, %d commands, best of 5\n",
+              kernels ? "16-item kernel" : "64-byte write",
+              context_queue ? "a context queue over " : "", device_name(dev).c_str(),
               platform.c_str(), secs * 1e6 / n, n);
   clReleaseKernel(k);
   clReleaseProgram(prog);

@@ -74,6 +74,9 @@ void Context::notify(const std::string& message) const {
 }
 
 unsigned Context::sched_ctx() {
+  // Asked at every context-queue launch: std::call_once's own check costs
+  // four thread-local lookups.
+  if (sched_ready_.load(std::memory_order_acquire)) return sched_ctx_;
   std::call_once(sched_once_, [this] {
     std::vector<int> workers;
     for (Device* d : devices_) workers.push_back(d->worker().worker_id);
@@ -88,10 +91,12 @@ unsigned Context::sched_ctx() {
                 "StarPU's global context, over every device, and its policy instead of '",
                 scheduler_, "'");
       sched_ctx_ = 0;
+      sched_ready_.store(true, std::memory_order_release);
       return;
     }
     sched_ctx_ = id;
     owns_sched_ctx_ = true;
+    sched_ready_.store(true, std::memory_order_release);
     log::info("context ", static_cast<const void*>(this), ": its first context queue schedules "
               "with policy '", scheduler_, "' (StarPU ", policy, ", scheduling context ", id,
               ") over ", workers.size(), " devices: ", device_list());

@@ -53,6 +53,7 @@ class Context final : public Object<Context, _cl_context, ObjectKind::Context> {
   void* user_data_;
   std::string scheduler_;
   std::once_flag sched_once_;
+  std::atomic<bool> sched_ready_{false};  // sched_ctx_ is set
   unsigned sched_ctx_ = 0;
   std::atomic<std::uint64_t> out_of_rotation_{0};  // bit per device index
   bool owns_sched_ctx_ = false;

@@ -311,8 +311,18 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
     return err;
   unsigned sched_ctx = q->device() ? 0 : q->context()->sched_ctx();
   // Nobody will ask about it: it may go to its vendor as a record, reading
-  // the kernel's arguments in place (no copy, no command on the heap).
-  if (!event && waits.empty() && !divisible && q->records_allowed()) {
+  // the kernel's arguments in place (no copy, no command on the heap). On a
+  // context queue only where no two devices could run it (its event places
+  // it again after a device-level failure: TaskCommand::try_record), which
+  // is looked at here first, before a launch is built for nothing.
+  auto two_could_run = [&] {
+    int able = 0;
+    for (Device* d : candidates)
+      if (q->context()->in_rotation(d) && k->runs_on(d) && ++able == 2) return true;
+    return false;
+  };
+  if (!event && waits.empty() && !divisible && q->records_allowed() &&
+      (q->device() || !two_could_run())) {
     runtime::KernelCommand launch(k, view, range, q->device(), sched_ctx);
     if (q->try_record([&](core::Event* previous, const core::Device* tail) {
           return launch.record(previous, tail);
