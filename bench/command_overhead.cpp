@@ -1,7 +1,9 @@
 // Per-command overhead: the same command stream sent to a vendor device
-// directly, to the same device through a Parasol device queue, and through
-// a Parasol context queue holding only that device. One process, one run,
-// ratios against the vendor.
+// directly, to the same device through a Parasol device queue, through a
+// Parasol context queue holding only that device, and (where Parasol has
+// other devices) through a context queue over every Parasol device under
+// the default policy, its buffers first put on that device. One process,
+// one run, ratios against the vendor.
 //
 //   bench_command_overhead [vendor-platform-prefix]   (default: first vendor
 //   platform behind Parasol's first device)
@@ -132,9 +134,28 @@ int main(int argc, char** argv) {
   BENCH_CHECK(err);
   Setup devq = make(pctx, pdev);
   Setup ctxq = make(pctx, nullptr);
+  // Every device: the policy may place each command anywhere. The buffers
+  // start on pdev (a kernel on its device queue), where a data-aware policy
+  // keeps commands that use them while its models agree.
+  const bool mixed = pdevs.size() > 1;
+  cl_context mctx = nullptr;
+  Setup mixq{};
+  if (mixed) {
+    mctx = clCreateContext(nullptr, static_cast<cl_uint>(pdevs.size()), pdevs.data(), nullptr,
+                           nullptr, &err);
+    BENCH_CHECK(err);
+    mixq = make(mctx, nullptr);
+    cl_command_queue on_pdev = clCreateCommandQueue(mctx, pdev, 0, &err);
+    BENCH_CHECK(err);
+    const size_t all = 1024;
+    BENCH_CHECK(clEnqueueNDRangeKernel(on_pdev, mixq.tiny, 1, nullptr, &all, nullptr, 0, nullptr,
+                                       nullptr));
+    BENCH_CHECK(clFinish(on_pdev));
+    clReleaseCommandQueue(on_pdev);
+  }
 
   // Interleaved rounds, so that machine noise hits all three alike.
-  Figures v{1e30, 1e30, 1e30, 1e30, 1e30}, d = v, c = v;
+  Figures v{1e30, 1e30, 1e30, 1e30, 1e30}, d = v, c = v, m = v;
   auto keep_best = [](Figures& best, const Figures& f) {
     best.empty = std::min(best.empty, f.empty);
     best.tiny = std::min(best.tiny, f.tiny);
@@ -146,24 +167,32 @@ int main(int argc, char** argv) {
     keep_best(v, measure(vendor, n));
     keep_best(d, measure(devq, n));
     keep_best(c, measure(ctxq, n));
+    if (mixed) keep_best(m, measure(mixq, n));
   }
 
   std::printf("Per-command overhead on %s (%s), %d commands, best of 9 runs, microseconds per command\n\n",
               device_name(pdev).c_str(), vendor_of(pdev).c_str(), n);
-  std::printf("| command stream | vendor direct | Parasol device queue | ratio | Parasol context queue | ratio |\n");
-  std::printf("|---|---|---|---|---|---|\n");
-  auto row = [](const char* name, double vv, double dd, double cc) {
-    std::printf("| %s | %.2f | %.2f | %.2fx | %.2f | %.2fx |\n", name, vv, dd, dd / vv, cc, cc / vv);
+  std::printf("| command stream | vendor direct | Parasol device queue | ratio | Parasol context queue | ratio |%s\n",
+              mixed ? " context queue, every device | ratio |" : "");
+  std::printf("|---|---|---|---|---|---|%s\n", mixed ? "---|---|" : "");
+  auto row = [mixed](const char* name, double vv, double dd, double cc, double mm) {
+    std::printf("| %s | %.2f | %.2f | %.2fx | %.2f | %.2fx |", name, vv, dd, dd / vv, cc, cc / vv);
+    if (mixed) std::printf(" %.2f | %.2fx |", mm, mm / vv);
+    std::printf("\n");
   };
-  row("empty kernel (enqueue N, finish)", v.empty, d.empty, c.empty);
-  row("tiny kernel, 1024 items", v.tiny, d.tiny, c.tiny);
-  row("dependent chain (event wait lists)", v.chain, d.chain, c.chain);
-  row("small write, 64 B, non-blocking", v.write, d.write, c.write);
-  row("empty kernel + clFinish each", v.roundtrip, d.roundtrip, c.roundtrip);
+  row("empty kernel (enqueue N, finish)", v.empty, d.empty, c.empty, m.empty);
+  row("tiny kernel, 1024 items", v.tiny, d.tiny, c.tiny, m.tiny);
+  row("dependent chain (event wait lists)", v.chain, d.chain, c.chain, m.chain);
+  row("small write, 64 B, non-blocking", v.write, d.write, c.write, m.write);
+  row("empty kernel + clFinish each", v.roundtrip, d.roundtrip, c.roundtrip, m.roundtrip);
 
   release(vendor);
   release(devq);
   release(ctxq);
+  if (mixed) {
+    release(mixq);
+    clReleaseContext(mctx);
+  }
   clReleaseContext(vctx);
   clReleaseContext(pctx);
   return 0;

@@ -22,18 +22,23 @@ for i in $(seq 1 "${RUNS:-8}"); do
       "$B/bench_command_overhead" NVIDIA | grep "^| [a-z]" | grep -v "^| command stream" | sed "s/^/$name /" >> "$O/ab-overhead.txt"
   done
 done
-# name | row | vendor | device | ratio | context | ratio |
+# name | row | vendor | device | ratio | context | ratio | [every device | ratio |]
 python3 - "$O/ab-overhead.txt" <<'PY'
 import sys, statistics as st, collections
 rows = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     name, rest = line.split(" ", 1)
     cells = [c.strip() for c in rest.strip().strip("|").split("|")]
-    rows[(cells[0], name)].append((float(cells[3].rstrip("x")), float(cells[5].rstrip("x"))))
-print("| command stream | library | runs | device queue ratios (median) | context queue (median) |")
-print("|---|---|---|---|---|")
+    ratios = [float(cells[i].rstrip("x")) for i in (3, 5, 7) if i < len(cells)]
+    rows[(cells[0], name)].append(ratios)
+mixed = any(len(r) > 2 for v in rows.values() for r in v)
+print("| command stream | library | runs | device queue ratios (median) | context queue (median) |"
+      + (" context queue, every device (median) |" if mixed else ""))
+print("|---|---|---|---|---|" + ("---|" if mixed else ""))
 for (row, name), v in rows.items():
-    d = sorted(x for x, _ in v); c = sorted(y for _, y in v)
-    print(f"| {row} | {name} | {len(v)} | {d[0]:.2f}-{d[-1]:.2f} ({st.median(d):.2f}x) | "
-          f"{c[0]:.2f}-{c[-1]:.2f} ({st.median(c):.2f}x) |")
+    cols = []
+    for i in range(3 if mixed else 2):
+        x = sorted(r[i] for r in v if i < len(r))
+        cols.append(f"{x[0]:.2f}-{x[-1]:.2f} ({st.median(x):.2f}x)" if x else "-")
+    print(f"| {row} | {name} | {len(v)} | " + " | ".join(cols) + " |")
 PY
