@@ -15,7 +15,8 @@ namespace parasol::core {
 Context::Context(std::vector<Device*> devices, std::vector<cl_context_properties> properties,
                  ContextNotify notify, void* user_data, std::string scheduler)
     : devices_(std::move(devices)), properties_(std::move(properties)), notify_(notify),
-      user_data_(user_data), scheduler_(std::move(scheduler)) {
+      user_data_(user_data), scheduler_(std::move(scheduler)),
+      data_aware_(schedulers::is_data_aware(scheduler_)) {
   if (!log::enabled(log::Level::Info)) return;
   log::info("context ", static_cast<const void*>(this), " over ", devices_.size(), " devices (",
             device_list(), "): its context queues place commands with policy '", scheduler_,

@@ -27,6 +27,9 @@ class Context final : public Object<Context, _cl_context, ObjectKind::Context> {
   int device_index(const Device* d) const;
   const std::vector<cl_context_properties>& properties() const { return properties_; }
   const std::string& scheduler() const { return scheduler_; }
+  // Whether its policy weighs where the data is (heft, the dmda family):
+  // asked at every context-queue launch.
+  bool data_aware() const { return data_aware_; }
 
   // Tells the application about an error through its pfn_notify, if any.
   void notify(const std::string& message) const;
@@ -52,6 +55,7 @@ class Context final : public Object<Context, _cl_context, ObjectKind::Context> {
   ContextNotify notify_;
   void* user_data_;
   std::string scheduler_;
+  bool data_aware_;
   std::once_flag sched_once_;
   std::atomic<bool> sched_ready_{false};  // sched_ctx_ is set
   unsigned sched_ctx_ = 0;

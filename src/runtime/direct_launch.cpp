@@ -16,7 +16,6 @@
 
 #include "runtime/vendor_handle.h"
 #include "runtime/vendor_lock.h"
-#include "schedulers/policy_names.h"
 #include "util/callback_scope.h"
 #include "util/clock.h"
 #include "util/small_vector.h"
@@ -73,7 +72,7 @@ bool dependencies_allow(const core::Device& device, std::span<core::Event* const
 core::Device* sole_resident(const core::Context& context,
                             std::span<const starpu_data_handle_t> handles,
                             const std::function<bool(const core::Device&)>& eligible) {
-  if (handles.empty() || !schedulers::is_data_aware(context.scheduler())) return nullptr;
+  if (handles.empty() || !context.data_aware()) return nullptr;
   core::Device* only = nullptr;
   for (core::Device* d : context.devices()) {
     if (d->is_native() || !context.in_rotation(d) || !eligible(*d)) continue;

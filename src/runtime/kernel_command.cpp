@@ -184,10 +184,14 @@ std::uint64_t KernelCommand::launch_key(const core::Kernel& kernel,
 std::size_t KernelCommand::size() const { return range_.global[0] * range_.global[1] * range_.global[2]; }
 
 cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event* done) {
+  // A record's refusal is not logged: the launch then takes its event,
+  // whose attempt meets it again and says so once.
+  const bool say = !borrowed_;
   cl_kernel k = kernel_->vendor_for(&device);
   if (!k) {
-    log::error("kernel ", kernel_->name(), " is not built for ", device.label(),
-               ": CL_INVALID_PROGRAM_EXECUTABLE");
+    if (say)
+      log::error("kernel ", kernel_->name(), " is not built for ", device.label(),
+                 ": CL_INVALID_PROGRAM_EXECUTABLE");
     return CL_INVALID_PROGRAM_EXECUTABLE;
   }
   // Held until the windows below are released.
@@ -228,9 +232,9 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event* d
         break;
     }
     if (err != CL_SUCCESS) {
-      log::error("kernel ", kernel_->name(), " on ", device.label(), ": argument ", i,
-                 " refused by the vendor: ",
-                 error_name(err), " (", err, ")");
+      if (say)
+        log::error("kernel ", kernel_->name(), " on ", device.label(), ": argument ", i,
+                   " refused by the vendor: ", error_name(err), " (", err, ")");
       return err;
     }
   }
@@ -243,8 +247,9 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event* d
   // then goes on to its hand-over, which may call the application back).
   if (borrowed_) borrowed_->release();
   if (err != CL_SUCCESS) {
-    log::error("kernel ", kernel_->name(), " on ", device.label(), ": the vendor refused the launch: ",
-               error_name(err), " (", err, ")");
+    if (say)
+      log::error("kernel ", kernel_->name(), " on ", device.label(),
+                 ": the vendor refused the launch: ", error_name(err), " (", err, ")");
     if (done) *done = nullptr;
     return err;
   }

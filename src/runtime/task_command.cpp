@@ -16,7 +16,6 @@
 #include "runtime/trace.h"
 #include "runtime/vendor_handle.h"
 #include "runtime/vendor_lock.h"
-#include "schedulers/policy_names.h"
 #include "schedulers/shared_measurements.h"
 #include "util/clock.h"
 #include "util/error_name.h"
@@ -442,7 +441,7 @@ void TaskCommand::submit() {
   // Model-driven policies: on cold models see schedulers/calibration_guard.h;
   // among alike devices, a command goes where its output is, or to the least
   // loaded of them when none holds it (alike_placement.h).
-  if (rotation_ && task->cl->model && schedulers::is_data_aware(rotation_->scheduler())) {
+  if (rotation_ && task->cl->model && rotation_->data_aware()) {
     const std::vector<core::Device*> devices = candidates();
     calibration_ = schedulers::place_for_calibration(task, footprint(), devices,
                                                      resident_device(), sched_ctx_);

@@ -4,12 +4,10 @@
 // another device, StarPU's path, a release) and checks the values against a
 // CPU reference. ctest also runs this binary with PARASOL_DIRECT=0 (every
 // command through StarPU): the same values, and no direct launch logged.
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <latch>
 #include <memory>
 #include <sstream>
@@ -17,51 +15,17 @@
 #include <thread>
 #include <vector>
 
+#include "support/captured_log.h"
 #include "support/parasol_test.h"
 
 using namespace parasol_test;
 
 namespace {
 
-// Parasol logs its placement decisions at debug level, to stderr: the
-// process keeps them in a file, so a test can tell that its commands did go
-// direct (an assertion that could not fail otherwise).
-class PlacementLog {
- public:
-  PlacementLog() {
-    setenv("PARASOL_LOG", "debug", 1);  // before Parasol's first call
-    char name[] = "/tmp/parasol-direct-log-XXXXXX";
-    int fd = mkstemp(name);
-    if (fd < 0) return;
-    path_ = name;
-    std::fflush(stderr);
-    dup2(fd, 2);
-    close(fd);
-  }
-  ~PlacementLog() {
-    if (!path_.empty()) unlink(path_.c_str());
-  }
-  // What was logged since the previous call.
-  std::string take() {
-    std::fflush(stderr);
-    std::ifstream in(path_);
-    std::stringstream all;
-    all << in.rdbuf();
-    std::string s = all.str();
-    std::string fresh = s.size() > seen_ ? s.substr(seen_) : std::string();
-    seen_ = s.size();
-    return fresh;
-  }
-
- private:
-  std::string path_;
-  std::size_t seen_ = 0;
-};
-
-PlacementLog& placement_log() {
-  static PlacementLog log;
-  return log;
-}
+// Parasol logs its placement decisions at debug level (captured_log.h): a
+// test can tell that its commands did go direct (an assertion that could not
+// fail otherwise).
+CapturedLog& placement_log() { return captured_log(); }
 const bool kLogInstalled = (placement_log(), true);
 
 // The cold-model case below counts launches until a model is calibrated. On
@@ -74,12 +38,6 @@ const bool kNoFlush = (setenv("STARPU_HISTORY_MAX_ERROR", "100000", 1), true);
 bool direct_enabled() {
   const char* v = std::getenv("PARASOL_DIRECT");
   return !(v && std::string(v) == "0");
-}
-
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 // Direct launches logged since the last call: none when the path is off.

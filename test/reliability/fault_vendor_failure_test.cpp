@@ -8,6 +8,7 @@
 
 #include "fault_control.h"
 #include "fault_device.h"
+#include "support/captured_log.h"
 #include "support/parasol_test.h"
 
 using namespace parasol_test;
@@ -19,6 +20,9 @@ using fault_test::kScaleShift;
 constexpr size_t kOne = 1;
 
 namespace {
+
+// Parasol's log, read by the refused-record case (before Parasol's first call).
+const bool kLogInstalled = (captured_log(), true);
 
 cl_device_id pocl_device() {
   auto devs = pocl_devices();
@@ -237,6 +241,37 @@ TEST_CASE_METHOD(FaultBesidePocl,
   CHECK(clWaitForEvents(1, &dependent.e) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
   CHECK(event_status(dependent) == CL_OUT_OF_RESOURCES);
   check_scale_shift_works(ctx, qp, k);
+  check_scale_shift_works(ctx, qf, k);
+}
+
+TEST_CASE_METHOD(FaultBesidePocl,
+                 "a launch without an event that the Fault Device refuses is logged once, and "
+                 "its queue goes on") {
+  REQUIRE(kLogInstalled);
+  std::vector<float> host = ramp();
+  Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
+  set_args(k, buf.m, 2.0f, 0.5f);
+  // On the Fault Device first, so that the eventless launch below may go as
+  // a record (a lease already holds its buffer there).
+  Event first;
+  CL_REQUIRE(clEnqueueNDRangeKernel(qf, k, 1, nullptr, &kN, nullptr, 0, nullptr, &first));
+  CL_REQUIRE(clWaitForEvents(1, &first.e));
+  captured_log().take();
+  {
+    FaultScope f("enqueue_fail -5");
+    // Refused as a record, then again on the event path, which fails the
+    // (internal) event: one refusal to tell, not two.
+    CL_REQUIRE(clEnqueueNDRangeKernel(qf, k, 1, nullptr, &kN, nullptr, 0, nullptr, nullptr));
+    CL_REQUIRE(clFinish(qf));
+  }
+  const std::string log = captured_log().take();
+  INFO("Parasol's log:\n" << log);
+  CHECK(count(log, "the vendor refused the launch: CL_OUT_OF_RESOURCES (-5)") == 1);
+  // Only the first launch ran: x = 2 * ramp + 0.5.
+  std::vector<float> out(kN, -1.0f);
+  CL_REQUIRE(clEnqueueReadBuffer(qf, buf, CL_TRUE, 0, kN * sizeof(float), out.data(), 0, nullptr,
+                                 nullptr));
+  for (size_t i = 0; i < kN; ++i) REQUIRE(out[i] == 2.0f * host[i] + 0.5f);
   check_scale_shift_works(ctx, qf, k);
 }
 
