@@ -3,6 +3,7 @@
 #include <starpu.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -107,7 +108,7 @@ struct Lane {
   // marker, and when that was; may_go_without_event(), once known.
   unsigned since_proof = 0;
   std::uint64_t proof_time = 0;
-  int unevented_ok = -1;
+  std::atomic<int> unevented_ok{-1};  // read by lane_goes_without_events() too
   std::mutex mutex;
   std::deque<Pending> fifo;
   std::uint64_t pushed = 0;
@@ -430,14 +431,27 @@ bool periodic_proof(Lane& lane) {
   return true;
 }
 
+// may_go_without_event(), once known per lane.
+bool goes_without_events(Lane& lane, const core::Device& device) {
+  int ok = lane.unevented_ok.load(std::memory_order_relaxed);
+  if (ok < 0) {
+    ok = may_go_without_event(device);
+    lane.unevented_ok.store(ok, std::memory_order_relaxed);
+  }
+  return ok != 0;
+}
+
 }  // namespace
+
+bool lane_goes_without_events(const core::Device& device) {
+  return completion_mode() == Completion::Waiter && goes_without_events(lane_of(device), device);
+}
 
 DirectSlot::DirectSlot(const core::Device& device, bool event_needed)
     : lane_(lane_of(device)), order_(lane_.order) {
-  if (lane_.unevented_ok < 0) lane_.unevented_ok = may_go_without_event(device);
+  const bool unevented = goes_without_events(lane_, device);
   periodic_ = periodic_proof(lane_);
-  wants_event_ = event_needed || completion_mode() != Completion::Waiter || periodic_ ||
-                 !lane_.unevented_ok;
+  wants_event_ = event_needed || completion_mode() != Completion::Waiter || periodic_ || !unevented;
 }
 
 DirectSlot::DirectSlot(const core::Event& event)

@@ -48,6 +48,12 @@ bool may_launch_direct_here();
 void note_lease_wait_needed();
 bool take_lease_wait_needed();
 
+// Whether the device's direct commands go without vendor events of their
+// own (PARASOL_DIRECT_EVENTS; waiter completion): a failure while running
+// then reaches a command through the later event proving it done, and it is
+// reported failed, never placed again (it may have run).
+bool lane_goes_without_events(const core::Device& device);
+
 // Whether every event has completed successfully.
 bool all_complete(std::span<core::Event* const> events);
 

@@ -372,11 +372,14 @@ core::Device* TaskCommand::try_record(core::Event* previous, const core::Device*
   if (!direct_path_enabled() || trace::enabled()) return nullptr;
   // On a context queue, only where its event could not serve to place it
   // again after a device-level failure: no two devices of the context could
-  // run it (asked first: it is cheaper than finding the resident device,
-  // which the event's own attempt does again).
-  if (!pinned_ && placeable_elsewhere(nullptr)) return nullptr;
+  // run it, or its device's lane goes without vendor events, where a
+  // failure while running reaches it through a later event, and then not
+  // even an event would place it again (it may have run: on_done()). Not
+  // the lane's periodic proof, which has an event of its own (below).
+  const bool elsewhere = !pinned_ && placeable_elsewhere(nullptr);
   core::Device* device = direct_target();
   if (!device || (tail && tail != device)) return nullptr;
+  if (elsewhere && !lane_goes_without_events(*device)) return nullptr;
   core::Event* const before[] = {previous};
   if (!dependencies_allow(*device, {before, previous ? 1u : 0u})) return nullptr;
   LeasePins pins;
@@ -385,6 +388,10 @@ core::Device* TaskCommand::try_record(core::Event* previous, const core::Device*
   for (std::size_t i = 0; i < handles_.size(); ++i) buffers.push_back(pins.interface(i));
   const std::uint64_t launched = now_ns();
   DirectSlot slot(*device);
+  if (elsewhere && slot.wants_event()) {
+    slot.release();
+    return nullptr;
+  }
   cl_event done = nullptr;
   // Refused, or nothing enqueued: the event path does it again and says so.
   if (execute(buffers.data(), *device, slot.event_out(done)) != CL_COMPLETE ||

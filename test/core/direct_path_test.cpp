@@ -673,7 +673,15 @@ TEST_CASE("on cold models a kernel launched one at a time on a heft context queu
 // Two devices in the context: a kernel that fails on one with a device-level
 // error is placed again on the other through its event, so a context
 // queue's kernels always keep theirs (transfers may still go as records).
-TEST_CASE("a context queue's kernels go as records only where no other device could take them") {
+TEST_CASE("a context queue's kernels that another device could take go as records only where "
+          "their lane goes without vendor events") {
+  // Elsewhere their event is what places them again after a device-level
+  // failure; on a lane without events a failure while running reaches them
+  // through a later event, and no event would place them again.
+  const char* events = std::getenv("PARASOL_DIRECT_EVENTS");
+  const char* completion = std::getenv("PARASOL_DIRECT_COMPLETION");
+  const bool unevented = direct_enabled() && events && std::string(events) == "batched" &&
+                         !(completion && *completion);
   TwoDevices d;
   auto& [devs, ctx, qa, qb, qc, prog, k] = d;
   const size_t n = 4096;
@@ -685,7 +693,12 @@ TEST_CASE("a context queue's kernels go as records only where no other device co
   }
   step_on_cpu(want, 1.0f, 24);
   check_equal(read_all(qc, y, n), want);
-  CHECK(count(placement_log().take(), "'halve_add' (no event)") == 0);
+  const int records = count(placement_log().take(), "'halve_add' (no event)");
+  INFO("records: " << records << " of 24 launches; lanes without events: " << unevented);
+  if (unevented)
+    CHECK(records > 0);
+  else
+    CHECK(records == 0);
 }
 
 TEST_CASE("commands that wait for a StarPU task go to their device directly once it is done") {
