@@ -127,7 +127,6 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
         : lock_(kernel.args_mutex_), args_(&kernel.args_) {}
     // Only while held.
     std::span<const KernelArg> args() const { return *args_; }
-    bool held() const { return lock_.owns_lock(); }
     // Whether every argument is set (else the launch is CL_INVALID_KERNEL_ARGS).
     bool complete() const;
     // Once the vendor has what it needs.

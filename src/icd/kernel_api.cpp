@@ -9,7 +9,6 @@
 #include "icd/api.h"
 #include "icd/info_out.h"
 #include "icd/validate.h"
-#include "runtime/direct_launch.h"
 #include "runtime/kernel_command.h"
 #include "runtime/native_kernel_command.h"
 #include "runtime/native/native_compiler.h"
@@ -312,22 +311,9 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
     return err;
   unsigned sched_ctx = q->device() ? 0 : q->context()->sched_ctx();
   // Nobody will ask about it: it may go to its vendor as a record, reading
-  // the kernel's arguments in place (no copy, no command on the heap). On a
-  // context queue where two devices could run it, only on a device whose
-  // lane goes without vendor events (TaskCommand::try_record): looked at
-  // here first, before a launch is built for nothing.
-  auto record_possible = [&] {
-    if (q->device()) return true;
-    int able = 0;
-    bool unevented = false;
-    for (Device* d : candidates) {
-      if (!q->context()->in_rotation(d) || !k->runs_on(d)) continue;
-      ++able;
-      unevented |= runtime::lane_goes_without_events(*d);
-    }
-    return able < 2 || unevented;
-  };
-  if (!event && waits.empty() && !divisible && q->records_allowed() && record_possible()) {
+  // the kernel's arguments in place (no copy, no command on the heap).
+  if (!event && waits.empty() && !divisible && q->records_allowed() &&
+      runtime::KernelCommand::may_record(*q, *k)) {
     runtime::KernelCommand launch(k, view, range, q->device(), sched_ctx);
     if (q->try_record([&](core::Event* previous, const core::Device* tail) {
           return launch.record(previous, tail);

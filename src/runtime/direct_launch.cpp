@@ -105,10 +105,12 @@ struct Pending {
 struct Lane {
   std::mutex order;            // one vendor enqueue + push at a time (DirectSlot, markers)
   // Under order: launches since the last periodic proof (DirectSlot) or
-  // marker, and when that was; may_go_without_event(), once known.
+  // marker, and when that was.
   unsigned since_proof = 0;
   std::uint64_t proof_time = 0;
-  std::atomic<int> unevented_ok{-1};  // read by lane_goes_without_events() too
+  // may_go_without_event(), once known (-1 before); read outside order too
+  // (lane_goes_without_events()).
+  std::atomic<int> unevented_ok{-1};
   std::mutex mutex;
   std::deque<Pending> fifo;
   std::uint64_t pushed = 0;
@@ -354,9 +356,9 @@ void wait_for_lane(Lane& lane, const core::Device& device) {
     cl_event proof = retained_lane_proof(lane, device, false, false);
     if (!proof) {
       // Only commands without an event: one with an event comes within a
-      // millisecond (or 1,024 launches) while a stream goes on. A marker (which costs NVIDIA as
-      // much as an event, and more while this thread waits on it) only once
-      // the stream paused; whoever waits for one of them meanwhile brings
+      // millisecond (or 1,024 launches) while a stream goes on. A marker
+      // (which costs NVIDIA as much as an event, and more while this thread
+      // waits on it) only once the stream paused; whoever waits for one of them meanwhile brings
       // its own proof (direct_progress, drain_direct).
       for (std::uint64_t seen = ~std::uint64_t{0};;) {
         std::uint64_t pushed;
@@ -468,7 +470,8 @@ unsigned DirectSlot::join(const core::Device& device, LeasePins& pins, cl_event 
   {
     std::lock_guard lock(lane_.mutex);
     was_empty = lane_.fifo.empty();
-    lane_.fifo.push_back({done, complete, self, ++lane_.pushed, owned, launch_time});  // self may be gone from here on
+    // self may be gone from here on.
+    lane_.fifo.push_back({done, complete, self, ++lane_.pushed, owned, launch_time});
     launched = ++lane_.launched;
   }
   // Before anything that may complete commands: their successors may

@@ -1,5 +1,7 @@
 #include "runtime/kernel_command.h"
 
+#include "core/command_queue.h"
+#include "runtime/direct_launch.h"
 #include "runtime/kernel_codelets.h"
 #include "runtime/native/native_compiler.h"
 
@@ -43,6 +45,19 @@ void KernelCommand::index_buffers() {
                      (a.buffer->flags() & CL_MEM_READ_ONLY);
     buffer_index_[i] = access(*a.buffer, read_only ? STARPU_R : STARPU_RW);
   }
+}
+
+bool KernelCommand::may_record(const core::CommandQueue& queue, const core::Kernel& kernel) {
+  if (queue.device()) return true;
+  const core::Context& context = *queue.context();
+  int able = 0;
+  bool unevented = false;
+  for (core::Device* d : context.devices()) {
+    if (!context.in_rotation(d) || !kernel.runs_on(d)) continue;
+    ++able;
+    unevented |= lane_goes_without_events(*d);
+  }
+  return able < 2 || unevented;
 }
 
 starpu_codelet* KernelCommand::codelet() { return kernel_codelet(kernel_->model_symbol()); }

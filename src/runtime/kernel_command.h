@@ -37,6 +37,11 @@ class KernelCommand final : public TaskCommand {
   core::Device* record(core::Event* previous, const core::Device* tail) {
     return try_record(previous, tail);
   }
+  // Whether a launch of kernel on queue could go as a record at all, looked
+  // at before one is built for nothing (TaskCommand::try_record() decides):
+  // on a context queue where two devices could run it, only if one of their
+  // lanes goes without vendor events.
+  static bool may_record(const core::CommandQueue& queue, const core::Kernel& kernel);
   // Launches that are alike (kernel, NDRange, buffer sizes) share a key.
   static std::uint64_t launch_key(const core::Kernel& kernel,
                                   std::span<const core::KernelArg> args, const NDRange& range);

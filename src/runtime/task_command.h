@@ -67,9 +67,10 @@ class TaskCommand : public core::Command {
   bool try_direct(core::Event& event, std::span<core::Event* const> deps,
                   std::span<core::Event* const> named);
   // The same as a record (core::CommandQueue::try_record()). On a context
-  // queue only where no other device could take the command: one placed
-  // again after a device-level failure needs its event. Only leases
-  // already held (the queue's lock is held meanwhile).
+  // queue, where another device could take the command, only on a lane
+  // without vendor events and not as its periodic proof: elsewhere a
+  // command placed again after a device-level failure needs its event.
+  // Only leases already held (the queue's lock is held meanwhile).
   core::Device* try_record(core::Event* previous, const core::Device* tail);
   // On a context queue: whether the policy would keep the command on
   // `resident`, the device holding all of its data (else StarPU decides).

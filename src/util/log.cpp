@@ -7,15 +7,12 @@
 
 namespace parasol::log {
 Level threshold() {
-  static const Level level = [] {
-    const char* env = std::getenv("PARASOL_LOG");
-    if (!env) return Level::Warn;
-    if (!std::strcmp(env, "error")) return Level::Error;
-    if (!std::strcmp(env, "info")) return Level::Info;
-    if (!std::strcmp(env, "debug")) return Level::Debug;
-    return Level::Warn;
-  }();
-  return level;
+  const char* env = std::getenv("PARASOL_LOG");
+  if (!env) return Level::Warn;
+  if (!std::strcmp(env, "error")) return Level::Error;
+  if (!std::strcmp(env, "info")) return Level::Info;
+  if (!std::strcmp(env, "debug")) return Level::Debug;
+  return Level::Warn;
 }
 
 namespace {

@@ -11,15 +11,16 @@ namespace parasol::log {
 
 enum class Level { Error = 0, Warn = 1, Info = 2, Debug = 3 };
 
-// PARASOL_LOG's level, read once.
+// PARASOL_LOG's level, as the environment says now.
 Level threshold();
-// Inline: launches ask it for their debug lines on every command.
+// Read once. Inline: launches ask it for their debug lines on every command.
 inline bool enabled(Level level) {
   static const Level t = threshold();
   return level <= t;
 }
 void write(Level level, std::string_view message);
 
+// Writes whatever the level: the wrappers below look at it first.
 template <typename... Parts>
 void at(Level level, const Parts&... parts) {
   std::ostringstream out;

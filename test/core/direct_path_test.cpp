@@ -670,9 +670,6 @@ TEST_CASE("on cold models a kernel launched one at a time on a heft context queu
   CHECK(count(decisions, "'step_once' (no event) goes directly to") >= 8);
 }
 
-// Two devices in the context: a kernel that fails on one with a device-level
-// error is placed again on the other through its event, so a context
-// queue's kernels always keep theirs (transfers may still go as records).
 TEST_CASE("a context queue's kernels that another device could take go as records only where "
           "their lane goes without vendor events") {
   // Elsewhere their event is what places them again after a device-level
