@@ -91,7 +91,8 @@ void Event::hold_for(Event* dependency) {
   }
   held_.fetch_add(1, std::memory_order_relaxed);
   // No flush_direct(): it is ahead of this command on the same in-order
-  // vendor queue, so whatever makes this one progress makes it progress.
+  // vendor queue, or on another lane of the device, which LaneChoice
+  // flushed; either way whatever makes this one progress makes it progress.
   dependency->successors_.push_back({Ref<Event>(this), true, true});
 }
 
@@ -108,7 +109,8 @@ void Event::settle(cl_int dependency_status) {
   finish(err != CL_SUCCESS ? err : own_status_);
 }
 
-void Event::queued_direct(cl_event done) {
+void Event::queued_direct(cl_event done, unsigned lane) {
+  direct_lane_ = lane;
   direct_done_.store(done, std::memory_order_release);
   direct_queued_.store(true);  // sequentially consistent: see flush_direct()
 }

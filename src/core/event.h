@@ -99,11 +99,14 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   // CUDA, fails one command alone), so its event must say its inputs failed.
   void begin_direct(Device* device, std::span<Event* const> named = {});
   // done: the vendor's event, a reference the event takes over (released
-  // with the event); null for a command enqueued without one.
-  void queued_direct(cl_event done);
+  // with the event); null for a command enqueued without one. lane: which
+  // of the device's vendor queues has it (runtime/direct_launch.h).
+  void queued_direct(cl_event done, unsigned lane);
   bool queued_direct_on(const Device* device) const {
     return direct_queued_.load(std::memory_order_acquire) && executed_on_ == device;
   }
+  // Once queued_direct_on() its device.
+  unsigned direct_lane() const { return direct_lane_; }
   bool direct_queued() const { return direct_queued_.load(); }  // seq_cst: see flush_direct()
   cl_event direct_done() const { return direct_done_.load(std::memory_order_acquire); }
   // True once: whoever gets it arms the vendor callback.
@@ -179,6 +182,7 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   std::atomic<bool> in_flight_{false};
   std::atomic<cl_event> direct_done_{nullptr};  // retained
   std::atomic<bool> direct_queued_{false};
+  unsigned direct_lane_ = 0;  // written before direct_queued_, read after it
   std::atomic<bool> direct_armed_{false};
   std::atomic<bool> awaited_{false};
   bool direct_refused_when_ready_ = false;

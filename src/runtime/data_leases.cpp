@@ -10,6 +10,7 @@
 
 #include "core/device.h"
 #include "runtime/deferred_release.h"
+#include "runtime/direct_launch.h"
 #include "runtime/vendor_handle.h"
 #include "runtime/worker_parking.h"
 #include "util/log.h"
@@ -36,7 +37,8 @@ struct Lease {
   // they were enqueued on the device's in-order vendor queue. Under the
   // table's lock until the give-back, which only the last holder makes.
   std::deque<cl_event> uses;
-  std::atomic<bool> unevented_uses{false};  // and commands enqueued without an event
+  // And the device's lanes where commands without an event used it (a bit each).
+  std::atomic<unsigned> unevented_lanes{0};
 };
 
 namespace {
@@ -79,12 +81,13 @@ void wait_behind(cl_command_queue queue) {
 // it has completed. On the deferred thread: it waits, and a release may run
 // StarPU callbacks that must not run under the caller's locks.
 void give_back(Lease& lease) {
-  cl_command_queue behind =
-      lease.unevented_uses.load(std::memory_order_relaxed) ? lease.device->worker().queue
-                                                           : nullptr;
+  SmallVector<cl_command_queue, kMaxLanes> behind;
+  const unsigned lanes = lease.unevented_lanes.load(std::memory_order_relaxed);
+  for (unsigned i = 0; i < kMaxLanes; ++i)
+    if (lanes & (1u << i)) behind.push_back(lane_queue(*lease.device, i));
   defer_release([uses = std::move(lease.uses), handle = lease.handle, node = lease.node,
-                 behind] {
-    if (behind) wait_behind(behind);
+                 behind = std::move(behind)] {
+    for (cl_command_queue q : behind) wait_behind(q);
     for (cl_event e : uses) {
       clWaitForEvents(1, &e);
       clReleaseEvent(e);
@@ -164,11 +167,11 @@ static LeaseTable& table() {
   return *t;
 }
 
-void LeasePins::used_without_event() { unpin(nullptr, true); }
+void LeasePins::used_without_event(unsigned lane) { unpin(nullptr, 1u << lane); }
 
-void LeasePins::used_by(cl_event done) { unpin(done, false); }
+void LeasePins::used_by(cl_event done) { unpin(done, 0); }
 
-void LeasePins::unpin(cl_event use, bool unevented_use) {
+void LeasePins::unpin(cl_event use, unsigned unevented_lanes) {
   if (leases_.empty()) return;
   const auto drop_pin = [](Lease* l) {
     // Pins and recalled both went: the recall saw a pin and left the
@@ -189,7 +192,8 @@ void LeasePins::unpin(cl_event use, bool unevented_use) {
     }
   } else {
     for (Lease* l : leases_) {
-      if (unevented_use) l->unevented_uses.store(true, std::memory_order_relaxed);
+      if ((l->unevented_lanes.load(std::memory_order_relaxed) & unevented_lanes) != unevented_lanes)
+        l->unevented_lanes.fetch_or(unevented_lanes, std::memory_order_relaxed);
       drop_pin(l);
     }
   }

@@ -56,15 +56,17 @@ class LeasePins {
   // The vendor command that uses the leases (null: none was enqueued);
   // unpins them.
   void used_by(cl_event done);
-  // The same for a vendor command enqueued without an event: giving the
-  // leases back then waits for a marker behind it.
-  void used_without_event();
+  // The same for a vendor command enqueued without an event on the given
+  // lane of its device: giving the leases back then waits for a marker
+  // behind it there.
+  void used_without_event(unsigned lane);
 
  private:
   friend class DataLeases;
   // use: the vendor event to wait for before a give-back (null: none);
-  // unevented_use: a vendor command without one used the leases.
-  void unpin(cl_event use, bool unevented_use);
+  // unevented_lanes: the lanes where a vendor command without one used the
+  // leases (a bit each).
+  void unpin(cl_event use, unsigned unevented_lanes);
   // Pins found (one lease per handle, all on node), under the table's lock.
   void hold(const PinnedLeases& found, std::span<const starpu_data_handle_t> handles,
             unsigned node);

@@ -18,6 +18,8 @@
 #include "runtime/vendor_handle.h"
 #include "runtime/vendor_lock.h"
 #include "util/callback_scope.h"
+#include "util/error_name.h"
+#include "util/log.h"
 #include "util/clock.h"
 #include "util/small_vector.h"
 #include "util/tsan_handover.h"
@@ -57,7 +59,8 @@ thread_local const core::Device* t_tail_device = nullptr;
 DirectTail::DirectTail(const core::Device* device) { t_tail_device = device; }
 DirectTail::~DirectTail() { t_tail_device = nullptr; }
 
-bool dependencies_allow(const core::Device& device, std::span<core::Event* const> deps) {
+bool dependencies_allow(const core::Device& device, std::span<core::Event* const> deps,
+                        int lane) {
   // The first check only: a launch it allows may complete others, whose
   // successors then launch from this thread with dependencies of their own.
   if (const core::Device* tail = std::exchange(t_tail_device, nullptr); tail && tail != &device)
@@ -66,6 +69,7 @@ bool dependencies_allow(const core::Device& device, std::span<core::Event* const
     cl_int s = e->status();
     if (s == CL_COMPLETE) continue;
     if (s < 0 || !e->queued_direct_on(&device)) return false;
+    if (lane >= 0 && e->direct_lane() != static_cast<unsigned>(lane)) return false;
   }
   return true;
 }
@@ -103,6 +107,15 @@ struct Pending {
 // queue is in order, so they complete front first, and a completed event
 // proves every command before it done.
 struct Lane {
+  // The vendor queue (lane_of() sets it; release_lanes() clears it at exit).
+  std::atomic<cl_command_queue> queue{nullptr};
+  std::once_flag opened;
+  std::atomic<bool> open{false};
+  std::atomic<bool> used{false};  // a command joined it once: drains look here
+  // The event of the newest command that joined (LaneChoice follows a
+  // chain there). Compared, never followed: a hint, may be stale.
+  std::atomic<const void*> newest{nullptr};
+  std::atomic<unsigned> turn{0};  // lane 0's: the next lane to spread a command to
   std::mutex order;            // one vendor enqueue + push at a time (DirectSlot, markers)
   // Under order: launches since the last periodic proof (DirectSlot) or
   // marker, and when that was.
@@ -126,13 +139,62 @@ struct Lane {
 
 namespace {
 
-Lane& lane_of(const core::Device& device) {
-  // Never destroyed: a waiter thread may still wait on its lane at exit.
-  static Lane* lanes = new Lane[STARPU_NMAXWORKERS];
-  return lanes[device.worker().worker_id];
+// Never destroyed: a waiter thread may still wait on its lane at exit.
+Lane* const g_lanes = new Lane[STARPU_NMAXWORKERS * kMaxLanes];
+
+Lane& lane_slot(const core::Device& device, unsigned index) {
+  return g_lanes[device.worker().worker_id * kMaxLanes + index];
 }
 
+// A lane of Parasol's own: a vendor queue beside StarPU's, with its
+// properties (profiling) but in order. Null if the vendor refused it.
+cl_command_queue make_lane_queue(const core::Device& device, unsigned index) {
+  const VendorWorker& w = device.worker();
+  cl_command_queue_properties props = 0;
+  clGetCommandQueueInfo(w.queue, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr);
+  props &= ~static_cast<cl_command_queue_properties>(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  cl_int err = CL_SUCCESS;
+  cl_command_queue q = clCreateCommandQueue(w.context, w.device, props, &err);
+  if (err != CL_SUCCESS) {
+    log::warn(device.label(), ": the vendor refused lane ", index, "'s queue (", error_name(err),
+              ", ", err, "); its commands take lane 0");
+    return nullptr;
+  }
+  return q;
+}
+
+// The lane, its vendor queue made on first use (lane 0: StarPU's).
+Lane& lane_of(const core::Device& device, unsigned index = 0) {
+  Lane& lane = lane_slot(device, index);
+  if (!lane.open.load(std::memory_order_acquire))
+    std::call_once(lane.opened, [&] {
+      lane.queue.store(index == 0 ? device.worker().queue : make_lane_queue(device, index),
+                       std::memory_order_relaxed);
+      lane.open.store(true, std::memory_order_release);
+    });
+  return lane;
+}
+
+cl_command_queue queue_of(const Lane& lane) { return lane.queue.load(std::memory_order_relaxed); }
+
 }  // namespace
+
+unsigned lane_count(const core::Device& device) {
+  static const int setting = [] {
+    const char* v = std::getenv("PARASOL_LANES");
+    if (!v || !*v) return 0;
+    const int n = std::atoi(v);
+    if (n < 1 || n > static_cast<int>(kMaxLanes)) {
+      log::warn("PARASOL_LANES=", v, " is not within 1 to ", kMaxLanes, ": the default applies");
+      return 0;
+    }
+    return n;
+  }();
+  if (setting > 0) return static_cast<unsigned>(setting);
+  return (device.type() & CL_DEVICE_TYPE_GPU) ? 4 : 1;
+}
+
+VendorPlace starpu_place(const core::Device& device) { return {device.worker().queue, {}}; }
 
 std::unique_lock<std::mutex> hold_direct_order(const core::Device& device) {
   return std::unique_lock(lane_of(device).order);
@@ -247,10 +309,10 @@ void CL_CALLBACK harvest_callback(cl_event, cl_int, void* lane) {
 
 // Enqueues a marker behind everything in the lane and adds it there: its
 // event, retained for the caller; null if the vendor refused.
-cl_event push_marker(Lane& lane, const core::Device& device) {
+cl_event push_marker(Lane& lane) {
   std::lock_guard order(lane.order);
   cl_event marker = nullptr;
-  if (clEnqueueMarkerWithWaitList(device.worker().queue, 0, nullptr, &marker) != CL_SUCCESS)
+  if (clEnqueueMarkerWithWaitList(queue_of(lane), 0, nullptr, &marker) != CL_SUCCESS)
     return nullptr;
   clRetainEvent(marker);
   lane.since_proof = 0;
@@ -262,20 +324,20 @@ cl_event push_marker(Lane& lane, const core::Device& device) {
 
 // Without a marker: everything in the lane now is done once the vendor
 // queue is finished (failed, for those without an event, if clFinish did).
-void finish_lane(Lane& lane, const core::Device& device) {
+void finish_lane(Lane& lane) {
   std::uint64_t through;
   {
     std::lock_guard lock(lane.mutex);
     through = lane.pushed;
   }
-  cl_int err = clFinish(device.worker().queue);
+  cl_int err = clFinish(queue_of(lane));
   harvest(lane, through, err == CL_SUCCESS ? CL_COMPLETE : err);
 }
 
 // A retained event whose completion proves a command done: its own (done),
 // else a marker behind it. Null if the vendor refused the marker.
-cl_event retained_proof(Lane& lane, const core::Device& device, cl_event done) {
-  if (!done) return push_marker(lane, device);
+cl_event retained_proof(Lane& lane, cl_event done) {
+  if (!done) return push_marker(lane);
   clRetainEvent(done);
   return done;
 }
@@ -284,8 +346,7 @@ cl_event retained_proof(Lane& lane, const core::Device& device, cl_event done) {
 // newest command's) or at least one (the newest that has an event); else,
 // if may_mark, a marker's. Null for an empty lane, none found or a refused
 // marker.
-cl_event retained_lane_proof(Lane& lane, const core::Device& device, bool newest,
-                             bool may_mark = true) {
+cl_event retained_lane_proof(Lane& lane, bool newest, bool may_mark = true) {
   {
     std::lock_guard lock(lane.mutex);
     if (lane.fifo.empty()) return nullptr;
@@ -297,7 +358,7 @@ cl_event retained_lane_proof(Lane& lane, const core::Device& device, bool newest
       return it->done;
     }
   }
-  return may_mark ? push_marker(lane, device) : nullptr;
+  return may_mark ? push_marker(lane) : nullptr;
 }
 
 void arm(Lane& lane, cl_event done) {
@@ -310,12 +371,12 @@ void arm(Lane& lane, cl_event done) {
 
 // Arms a callback that completes the command of `done` (null: one without
 // an event of its own) promptly.
-void arm_for(Lane& lane, const core::Device& device, cl_event done) {
-  if (cl_event proof = retained_proof(lane, device, done)) {
+void arm_for(Lane& lane, cl_event done) {
+  if (cl_event proof = retained_proof(lane, done)) {
     arm(lane, proof);
     clReleaseEvent(proof);
   } else {
-    finish_lane(lane, device);
+    finish_lane(lane);
   }
 }
 
@@ -346,14 +407,14 @@ Completion completion_mode() {
   return mode;
 }
 
-void wait_for_lane(Lane& lane, const core::Device& device) {
+void wait_for_lane(Lane& lane) {
   CallbackScope scope;  // completions launch successors: no waiting on StarPU here
   for (;;) {
     {
       std::unique_lock lock(lane.mutex);
       lane.wake.wait(lock, [&] { return !lane.fifo.empty(); });
     }
-    cl_event proof = retained_lane_proof(lane, device, false, false);
+    cl_event proof = retained_lane_proof(lane, false, false);
     if (!proof) {
       // Only commands without an event: one with an event comes within a
       // millisecond (or 1,024 launches) while a stream goes on. A marker
@@ -369,14 +430,14 @@ void wait_for_lane(Lane& lane, const core::Device& device) {
         if (pushed == seen) break;  // no launch for 200 us: paused
         seen = pushed;
         std::this_thread::sleep_for(std::chrono::microseconds(200));
-        proof = retained_lane_proof(lane, device, false, false);
+        proof = retained_lane_proof(lane, false, false);
         if (proof) break;
       }
-      if (!proof) proof = retained_lane_proof(lane, device, false);
+      if (!proof) proof = retained_lane_proof(lane, false);
     }
     if (!proof) {
       // Unless harvested meanwhile: the vendor refused a marker.
-      if (!lane_empty(lane)) finish_lane(lane, device);
+      if (!lane_empty(lane)) finish_lane(lane);
       continue;
     }
     clWaitForEvents(1, &proof);  // also flushes the vendor queue
@@ -387,9 +448,9 @@ void wait_for_lane(Lane& lane, const core::Device& device) {
   }
 }
 
-void wake_waiter(Lane& lane, const core::Device& device) {
-  std::call_once(lane.waiter_started, [&lane, &device] {
-    std::thread([&lane, &device] { wait_for_lane(lane, device); }).detach();
+void wake_waiter(Lane& lane) {
+  std::call_once(lane.waiter_started, [&lane] {
+    std::thread([&lane] { wait_for_lane(lane); }).detach();
   });
   lane.wake.notify_one();
 }
@@ -449,22 +510,68 @@ bool lane_goes_without_events(const core::Device& device) {
   return completion_mode() == Completion::Waiter && goes_without_events(lane_of(device), device);
 }
 
-DirectSlot::DirectSlot(const core::Device& device, bool event_needed)
-    : lane_(lane_of(device)), order_(lane_.order) {
+LaneChoice::LaneChoice(const core::Device& device, bool spread,
+                       std::span<core::Event* const> deps) {
+  const unsigned count = lane_count(device);
+  auto running_here = [&device](const core::Event* e) {
+    return e->status() > CL_COMPLETE && e->queued_direct_on(&device);
+  };
+  if (spread && count > 1) {
+    // Continuing a chain on its lane needs no wait; anything else goes to
+    // the next lane in turn.
+    bool follows = false;
+    for (const core::Event* e : deps)
+      if (running_here(e) && lane_slot(device, e->direct_lane()).newest.load(
+                                 std::memory_order_relaxed) == e) {
+        lane_ = e->direct_lane();
+        follows = true;
+        break;
+      }
+    if (!follows)
+      lane_ = lane_slot(device, 0).turn.fetch_add(1, std::memory_order_relaxed) % count;
+    if (!queue_of(lane_of(device, lane_))) lane_ = 0;  // the vendor refused its queue
+  }
+  for (const core::Event* e : deps) {
+    if (!running_here(e) || e->direct_lane() == lane_) continue;
+    Lane& other = lane_of(device, e->direct_lane());
+    if (cl_event proof = retained_proof(other, e->direct_done()))
+      waits_.push_back(proof);
+    else
+      finish_lane(other);  // the vendor refused a marker: wait here
+    clFlush(queue_of(other));
+  }
+}
+
+LaneChoice::~LaneChoice() {
+  for (cl_event e : waits_) clReleaseEvent(e);
+}
+
+DirectSlot::DirectSlot(const core::Device& device, unsigned lane, bool event_needed,
+                       std::span<const cl_event> waits)
+    : lane_(lane_of(device, lane)),
+      index_(lane),
+      order_(lane_.order),
+      queue_(queue_of(lane_)),
+      waits_(waits) {
   const bool unevented = goes_without_events(lane_, device);
   periodic_ = periodic_proof(lane_);
   wants_event_ = event_needed || completion_mode() != Completion::Waiter || periodic_ || !unevented;
 }
 
-DirectSlot::DirectSlot(const core::Event& event)
-    : DirectSlot(*event.executed_on(), event.profiled() || event.awaited()) {}
+DirectSlot::DirectSlot(const core::Device& device, bool event_needed)
+    : DirectSlot(device, 0, event_needed, {}) {}
 
-unsigned DirectSlot::join(const core::Device& device, LeasePins& pins, cl_event done,
-                          DirectEnd complete, void* self, bool owned, std::uint64_t launch_time) {
+DirectSlot::DirectSlot(const core::Event& event, const LaneChoice& choice)
+    : DirectSlot(*event.executed_on(), choice.lane(), event.profiled() || event.awaited(),
+                 choice.waits()) {}
+
+unsigned DirectSlot::join(LeasePins& pins, cl_event done,
+                          DirectEnd complete, void* self, bool owned, std::uint64_t launch_time,
+                          const core::Event* event) {
   if (done)
     pins.used_by(done);
   else
-    pins.used_without_event();
+    pins.used_without_event(index_);
   unsigned launched;
   bool was_empty;
   {
@@ -474,11 +581,13 @@ unsigned DirectSlot::join(const core::Device& device, LeasePins& pins, cl_event 
     lane_.fifo.push_back({done, complete, self, ++lane_.pushed, owned, launch_time});
     launched = ++lane_.launched;
   }
+  if (!lane_.used.load(std::memory_order_relaxed)) lane_.used.store(true, std::memory_order_relaxed);
+  lane_.newest.store(event, std::memory_order_relaxed);
   // Before anything that may complete commands: their successors may
   // launch on this device from this thread.
   order_.unlock();
   // The waiter only sleeps on an empty lane.
-  if (completion_mode() == Completion::Waiter && was_empty) wake_waiter(lane_, device);
+  if (completion_mode() == Completion::Waiter && was_empty) wake_waiter(lane_);
   return launched;
 }
 
@@ -487,12 +596,11 @@ void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_
   // A harvest elsewhere may complete (and let go of) the event as soon as
   // the command is in its lane.
   core::Ref<core::Event> keep(&event);
-  const core::Device& device = *event.executed_on();
   // The event's own reference to the vendor event, taken now: once in the
   // lane, the command may complete and release its reference any moment.
   if (done) clRetainEvent(done);
   Lane& lane = slot.lane_;
-  const unsigned launched = slot.join(device, pins, done, complete, self, false, 0);
+  const unsigned launched = slot.join(pins, done, complete, self, false, 0, &event);
   const Completion mode = completion_mode();
   // Published only once in the lane: whoever sees it queued may arm a
   // callback, whose harvest must find the command there. Whoever came to
@@ -500,7 +608,7 @@ void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_
   // here: its flush found it not queued) is seen now; flush_direct() and
   // wait() mark first and look second, so one side always sees the other
   // (else a successor could wait for a command nobody flushed or armed).
-  event.queued_direct(done);
+  event.queued_direct(done, slot.index_);
   const bool periodic = slot.periodic();
   const bool awaited = event.awaited();
   // Where promptness matters, a callback in every mode: an awaited event,
@@ -508,30 +616,30 @@ void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_
   // waiter notices a batch at once).
   const bool arm_now = mode == Completion::Callback || event.profiled() || awaited ||
                        (mode == Completion::Lazy && periodic);
-  if (arm_now && event.take_direct_arming()) arm_for(lane, device, done);
+  if (arm_now && event.take_direct_arming()) arm_for(lane, done);
   // Awaited: what flush_direct() would have done had it seen the command
   // queued (PoCL may not start a command before a flush). And now and
   // then, so that a vendor holding commands back starts them.
-  if (awaited || periodic) clFlush(device.worker().queue);
+  if (awaited || periodic) clFlush(queue_of(lane));
   // Every 8th launch: a status query costs about 1.5 us on NVIDIA (H100
   // host), as much as the launch's own event.
   if (mode == Completion::Lazy && launched % 8 == 0) harvest(lane);
 }
 
-void hand_over_record(DirectSlot& slot, const core::Device& device, LeasePins& pins,
-                      cl_event done, DirectEnd complete, void* self,
-                      std::uint64_t launch_time) {
+void hand_over_record(DirectSlot& slot, LeasePins& pins, cl_event done, DirectEnd complete,
+                      void* self, std::uint64_t launch_time) {
   Lane& lane = slot.lane_;
   // Kept for the callback below: in the lane, the record may end any moment.
   const cl_event proof = done;
   if (done) clRetainEvent(done);
-  const unsigned launched = slot.join(device, pins, done, complete, self, true, launch_time);
+  const unsigned launched =
+      slot.join(pins, done, complete, self, true, launch_time, nullptr);
   const Completion mode = completion_mode();
   const bool periodic = slot.periodic();
   if (mode == Completion::Callback || (mode == Completion::Lazy && periodic))
-    arm_for(lane, device, proof);
+    arm_for(lane, proof);
   if (proof) clReleaseEvent(proof);
-  if (periodic) clFlush(device.worker().queue);
+  if (periodic) clFlush(queue_of(lane));
   if (mode == Completion::Lazy && launched % 8 == 0) harvest(lane);
 }
 
@@ -549,45 +657,76 @@ void queue_behind_lane(core::Event& event, core::Device& device) {
 }
 
 void direct_progress(core::Event& event, bool wait) {
-  const core::Device& device = *event.executed_on();
-  Lane& lane = lane_of(device);
+  Lane& lane = lane_of(*event.executed_on(), event.direct_lane());
   if (wait) {
-    cl_event proof = retained_proof(lane, device, event.direct_done());
-    if (!proof) return finish_lane(lane, device);
+    cl_event proof = retained_proof(lane, event.direct_done());
+    if (!proof) return finish_lane(lane);
     clWaitForEvents(1, &proof);
     clReleaseEvent(proof);
   } else {
-    if (event.take_direct_arming()) arm_for(lane, device, event.direct_done());
-    clFlush(device.worker().queue);
+    if (event.take_direct_arming()) arm_for(lane, event.direct_done());
+    clFlush(queue_of(lane));
   }
   harvest(lane);
 }
 
-void drain_direct(const core::Device& device) {
-  Lane& lane = lane_of(device);
-  if (!lane_empty(lane)) {
-    // The newest command's own event, else the vendor's clFinish (cheaper
-    // than a marker and a wait).
-    if (cl_event newest = retained_lane_proof(lane, device, true, false)) {
-      clWaitForEvents(1, &newest);
-      clReleaseEvent(newest);
-      harvest(lane);
-    } else {
-      finish_lane(lane, device);
-    }
+namespace {
+// Calls f(lane) for every lane of device a command ever joined.
+template <class F>
+void for_each_used_lane(const core::Device& device, F&& f) {
+  for (unsigned i = 0; i < kMaxLanes; ++i) {
+    Lane& lane = lane_slot(device, i);
+    if (lane.used.load(std::memory_order_relaxed)) f(lane);
   }
-  wait_settled(lane);
+}
+}  // namespace
+
+void drain_direct(const core::Device& device) {
+  for_each_used_lane(device, [](Lane& lane) {
+    if (!lane_empty(lane)) {
+      // The newest command's own event, else the vendor's clFinish (cheaper
+      // than a marker and a wait).
+      if (cl_event newest = retained_lane_proof(lane, true, false)) {
+        clWaitForEvents(1, &newest);
+        clReleaseEvent(newest);
+        harvest(lane);
+      } else {
+        finish_lane(lane);
+      }
+    }
+    wait_settled(lane);
+  });
 }
 
 void flush_direct(const core::Device& device) {
-  Lane& lane = lane_of(device);
-  clFlush(device.worker().queue);
-  if (completion_mode() == Completion::Waiter) return;  // it notices by itself
-  // Every command has an event in these modes.
-  cl_event last = retained_lane_proof(lane, device, true);
-  if (!last) return;
-  arm(lane, last);
-  clReleaseEvent(last);
+  for_each_used_lane(device, [](Lane& lane) {
+    clFlush(queue_of(lane));
+    if (completion_mode() == Completion::Waiter) return;  // it notices by itself
+    // Every command has an event in these modes.
+    cl_event last = retained_lane_proof(lane, true);
+    if (!last) return;
+    arm(lane, last);
+    clReleaseEvent(last);
+  });
+}
+
+cl_command_queue lane_queue(const core::Device& device, unsigned lane) {
+  return queue_of(lane_of(device, lane));
+}
+
+void release_lanes() {
+  for (unsigned i = 0; i < STARPU_NMAXWORKERS * kMaxLanes; ++i) {
+    Lane& lane = g_lanes[i];
+    if (i % kMaxLanes == 0 || !lane.open.load(std::memory_order_acquire)) continue;
+    std::lock_guard order(lane.order);
+    cl_command_queue q = queue_of(lane);
+    // A lane still holding commands (a detached thread's, at exit) keeps
+    // its queue: releasing it under them would be worse than the leak.
+    if (!q || !lane_empty(lane)) continue;
+    clFinish(q);
+    lane.queue.store(nullptr, std::memory_order_relaxed);
+    clReleaseCommandQueue(q);
+  }
 }
 
 }  // namespace parasol::runtime

@@ -19,6 +19,7 @@
 #include "core/device.h"
 #include "core/event.h"
 #include "runtime/data_leases.h"
+#include "util/small_vector.h"
 
 namespace parasol::runtime {
 
@@ -58,9 +59,55 @@ bool lane_goes_without_events(const core::Device& device);
 bool all_complete(std::span<core::Event* const> events);
 
 // Every dependency completed successfully, or is a direct command queued
-// before on device's vendor queue (which runs in order); and, while a
-// DirectTail of this thread names a device, device is that one.
-bool dependencies_allow(const core::Device& device, std::span<core::Event* const> deps);
+// before on one of device's lanes (on `lane` alone, if given: a record has
+// no wait list to name another); and, while a DirectTail of this thread
+// names a device, device is that one.
+bool dependencies_allow(const core::Device& device, std::span<core::Event* const> deps,
+                        int lane = -1);
+
+// A device's lanes: each an in-order vendor queue with its direct commands
+// in vendor order. Lane 0 is StarPU's own queue for the device; the others
+// are Parasol's, so that independent commands of an out-of-order queue run
+// side by side: NVIDIA runs one queue's kernels one after another, even an
+// out-of-order queue's, and kernels of several queues at once (eight
+// latency-bound nbody blocks took 26.6 ms on one H200 queue, 3.4 ms on
+// eight: docs/benchmarks.md). PARASOL_LANES (1 to 8) sets how many; by
+// default 4 on GPUs and 1 elsewhere (a CPU device runs each kernel on every
+// core already).
+constexpr unsigned kMaxLanes = 8;
+unsigned lane_count(const core::Device& device);
+
+// Where a direct command goes: its lane's vendor queue, behind the vendor
+// events it must wait for on the device's other lanes.
+struct VendorPlace {
+  cl_command_queue queue;
+  std::span<const cl_event> waits;
+};
+
+// StarPU's own queue for the device (lane 0), behind nothing.
+VendorPlace starpu_place(const core::Device& device);
+
+// The lane a direct command takes on its device, and what it waits for on
+// the others. A command of an in-order queue takes lane 0, as the queue's
+// records do. One of an out-of-order queue continues the lane whose newest
+// command it depends on, else takes the next lane in turn. Each dependency
+// still running on another lane gives a vendor event to wait for: its own,
+// or a marker behind it there (that lane is flushed: OpenCL leaves waiting
+// for an unflushed queue's event undefined). Made before the DirectSlot,
+// which holds the chosen lane's order: a marker takes another lane's.
+class LaneChoice {
+ public:
+  LaneChoice(const core::Device& device, bool spread, std::span<core::Event* const> deps);
+  ~LaneChoice();
+  LaneChoice(const LaneChoice&) = delete;
+  LaneChoice& operator=(const LaneChoice&) = delete;
+  unsigned lane() const { return lane_; }
+  std::span<const cl_event> waits() const { return {waits_.data(), waits_.size()}; }
+
+ private:
+  unsigned lane_ = 0;
+  SmallVector<cl_event, 4> waits_;  // retained
+};
 
 // A queue's command enqueued behind its records (commands sent to a lane
 // without a Parasol event: core::CommandQueue) is ordered after them only on
@@ -90,9 +137,10 @@ struct Lane;
 // later one's), and for a record its launch time (now_ns(), or 0).
 using DirectEnd = void (*)(void* self, cl_int status, std::uint64_t launch_time);
 
-// Keeps the device's direct commands off its vendor queue while held: what
-// StarPU's worker enqueues meanwhile lands right behind what is there now
-// (TaskCommand::run_on_opencl times a kernel from a marker it puts first).
+// Keeps the device's direct commands off StarPU's vendor queue (lane 0)
+// while held: what StarPU's worker enqueues meanwhile lands right behind
+// what is there now (TaskCommand::run_on_opencl times a kernel from a
+// marker it puts first).
 std::unique_lock<std::mutex> hold_direct_order(const core::Device& device);
 
 // A direct command's place on its device's vendor queue, held from before
@@ -108,11 +156,15 @@ std::unique_lock<std::mutex> hold_direct_order(const core::Device& device);
 // waiter enqueues) does.
 class DirectSlot {
  public:
-  explicit DirectSlot(const core::Event& event);  // after event.begin_direct()
-  // For a command without a Parasol event (a record: hand_over_record()).
+  // After event.begin_direct(), on the lane chosen.
+  DirectSlot(const core::Event& event, const LaneChoice& choice);
+  // For a command without a Parasol event (a record: hand_over_record()),
+  // on lane 0, as every command of its in-order queue.
   explicit DirectSlot(const core::Device& device, bool event_needed = false);
   DirectSlot(const DirectSlot&) = delete;
   DirectSlot& operator=(const DirectSlot&) = delete;
+  // The vendor queue and wait list of the enqueue.
+  VendorPlace place() const { return {queue_, waits_}; }
   // Where the vendor enqueue leaves its event: null when it asks for none.
   cl_event* event_out(cl_event& done) const { return wants_event_ ? &done : nullptr; }
   bool wants_event() const { return wants_event_; }
@@ -126,15 +178,22 @@ class DirectSlot {
  private:
   friend void hand_over_direct(DirectSlot&, core::Event&, LeasePins&, cl_event, DirectEnd,
                                void*);
-  friend void hand_over_record(DirectSlot&, const core::Device&, LeasePins&, cl_event,
-                               DirectEnd, void*, std::uint64_t);
+  friend void hand_over_record(DirectSlot&, LeasePins&, cl_event, DirectEnd, void*,
+                               std::uint64_t);
   // The part of a hand-over every command shares: the leases learn of the
   // vendor command, it joins the lane, the slot is let go, the waiter is
-  // woken. The lane's launch count after it.
-  unsigned join(const core::Device& device, LeasePins& pins, cl_event done,
-                DirectEnd complete, void* self, bool lane_owns_done, std::uint64_t launch_time);
+  // woken. The lane's launch count after it. event: the command's (null
+  // for a record).
+  unsigned join(LeasePins& pins, cl_event done,
+                DirectEnd complete, void* self, bool lane_owns_done, std::uint64_t launch_time,
+                const core::Event* event);
+  DirectSlot(const core::Device& device, unsigned lane, bool event_needed,
+             std::span<const cl_event> waits);
   Lane& lane_;
+  unsigned index_;
   std::unique_lock<std::mutex> order_;
+  cl_command_queue queue_;
+  std::span<const cl_event> waits_;
   bool periodic_;
   bool wants_event_;
 };
@@ -159,11 +218,11 @@ void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_
 // once the vendor completed it, with launch_time (no allocation per record
 // to carry it); the lane owns done (the vendor's event, if the slot asked
 // for one).
-void hand_over_record(DirectSlot& slot, const core::Device& device, LeasePins& pins,
-                      cl_event done, DirectEnd complete, void* self, std::uint64_t launch_time);
+void hand_over_record(DirectSlot& slot, LeasePins& pins, cl_event done, DirectEnd complete,
+                      void* self, std::uint64_t launch_time);
 
 // Starts event, which has no command, as a direct one on device: it
-// completes once everything in device's lane now has (the queue's records
+// completes once everything in device's lane 0 now has (the queue's records
 // it stands for). The event's own status is CL_COMPLETE whatever theirs:
 // queue order orders, it does not propagate failures.
 void queue_behind_lane(core::Event& event, core::Device& device);
@@ -171,11 +230,18 @@ void queue_behind_lane(core::Event& event, core::Device& device);
 // The hooks of core::Event and core::CommandQueue for direct commands:
 // progress() arms the event's callback and flushes its vendor queue (wait:
 // blocks until the vendor completed it, then completes it); drain() waits
-// for everything direct on device so far, its completion work included
+// for everything direct on device's lanes so far, its completion work included
 // (records have no event to wait for: clFinish relies on this); flush()
 // submits it.
 void direct_progress(core::Event& event, bool wait);
 void drain_direct(const core::Device& device);
 void flush_direct(const core::Device& device);
+
+// A lane's vendor queue (data leases wait behind it).
+cl_command_queue lane_queue(const core::Device& device, unsigned lane);
+
+// At shutdown, before StarPU releases the vendor contexts: the lanes'
+// own vendor queues (all but StarPU's) are finished and released.
+void release_lanes();
 
 }  // namespace parasol::runtime

@@ -122,9 +122,11 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   event_ = &event;
   event.begin_direct(device, named);
   const char* what = kWhat[static_cast<int>(vendor_form_->kind)];
-  log::debug(what, " (event ", event.id(), ") goes directly to ", device->label());
-  DirectSlot slot(event);
-  if (cl_int err = transfer.enqueue(*device, pins, slot.event_out(done_)); err != CL_SUCCESS) {
+  const LaneChoice lane(*device, !event.queue()->in_order(), deps);
+  log::debug(what, " (event ", event.id(), ") goes directly to ", device->label(), ", lane ",
+             lane.lane(), ", behind ", lane.waits().size(), " events of its other lanes");
+  DirectSlot slot(event, lane);
+  if (cl_int err = transfer.enqueue(pins, slot.place(), slot.event_out(done_)); err != CL_SUCCESS) {
     slot.release();
     log::error(what, " of buffer data on ", device->label(),
                " refused by the vendor: ", error_name(err), " (", err, ")");
@@ -157,10 +159,10 @@ core::Device* DirectTransfer::record(const core::CommandQueue& queue, core::Even
   core::Device* target = device(queue, lease_keys(), false, pins, take);
   if (!target || (tail && target != tail)) return nullptr;
   core::Event* const before[] = {previous};
-  if (!dependencies_allow(*target, {before, previous ? 1u : 0u})) return nullptr;
+  if (!dependencies_allow(*target, {before, previous ? 1u : 0u}, 0)) return nullptr;
   DirectSlot slot(*target);
   cl_event done = nullptr;
-  if (enqueue(*target, pins, slot.event_out(done)) != CL_SUCCESS) {
+  if (enqueue(pins, slot.place(), slot.event_out(done)) != CL_SUCCESS) {
     // With an event, the same attempt says why and fails that event.
     slot.release();
     return nullptr;
@@ -169,11 +171,11 @@ core::Device* DirectTransfer::record(const core::CommandQueue& queue, core::Even
              target->label());
   // Counted now: clFinish may return before the record's end has run.
   count_transfer(*target, form);
-  hand_over_record(slot, *target, pins, done, &on_record_done, target, 0);
+  hand_over_record(slot, pins, done, &on_record_done, target, 0);
   return target;
 }
 
-cl_int DirectTransfer::enqueue(const core::Device& device, const LeasePins& pins,
+cl_int DirectTransfer::enqueue(const LeasePins& pins, const VendorPlace& at,
                                cl_event* done) const {
   // The vendor's buffer and the window's offset in it, for the i-th access.
   auto place = [&](std::size_t i, std::size_t offset) {
@@ -181,17 +183,19 @@ cl_int DirectTransfer::enqueue(const core::Device& device, const LeasePins& pins
     return std::pair{reinterpret_cast<cl_mem>(STARPU_VARIABLE_GET_DEV_HANDLE(iface)),
                      STARPU_VARIABLE_GET_OFFSET(iface) + accesses[i].buffer->origin() + offset};
   };
-  cl_command_queue q = device.worker().queue;
+  cl_command_queue q = at.queue;
+  const auto n = static_cast<cl_uint>(at.waits.size());
+  const cl_event* waits = n ? at.waits.data() : nullptr;
   const VendorTransfer& t = form;
   auto [mem, offset] = place(0, t.offset);
   switch (t.kind) {
     case VendorTransfer::Kind::Read:
-      return clEnqueueReadBuffer(q, mem, CL_FALSE, offset, t.size, t.host, 0, nullptr, done);
+      return clEnqueueReadBuffer(q, mem, CL_FALSE, offset, t.size, t.host, n, waits, done);
     case VendorTransfer::Kind::Write:
-      return clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, t.size, t.host, 0, nullptr, done);
+      return clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, t.size, t.host, n, waits, done);
     case VendorTransfer::Kind::Copy: {
       auto [dst, dst_offset] = place(1, t.dst_offset);
-      return clEnqueueCopyBuffer(q, mem, dst, offset, dst_offset, t.size, 0, nullptr, done);
+      return clEnqueueCopyBuffer(q, mem, dst, offset, dst_offset, t.size, n, waits, done);
     }
   }
   return CL_INVALID_OPERATION;

@@ -12,6 +12,7 @@
 #include "core/buffer.h"
 #include "core/event.h"
 #include "runtime/data_leases.h"
+#include "runtime/direct_launch.h"
 #include "runtime/worker_parking.h"
 #include "util/small_vector.h"
 
@@ -62,7 +63,7 @@ struct DirectTransfer {
   // on (take: still to pin). Null if none.
   core::Device* device(const core::CommandQueue& queue, const LeaseKeys& keys, bool may_take,
                        LeasePins& pins, bool& take) const;
-  cl_int enqueue(const core::Device& device, const LeasePins& pins, cl_event* done) const;
+  cl_int enqueue(const LeasePins& pins, const VendorPlace& place, cl_event* done) const;
 
  private:
   core::Device* lease_target(const core::CommandQueue& queue, starpu_data_handle_t from) const;

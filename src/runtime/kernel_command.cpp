@@ -198,7 +198,8 @@ std::uint64_t KernelCommand::launch_key(const core::Kernel& kernel,
 
 std::size_t KernelCommand::size() const { return range_.global[0] * range_.global[1] * range_.global[2]; }
 
-cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event* done) {
+cl_int KernelCommand::execute(void* buffers[], core::Device& device, const VendorPlace& place,
+                              cl_event* done) {
   // A record's refusal is not logged: the launch then takes its event,
   // whose attempt meets it again and says so once.
   const bool say = !borrowed_;
@@ -254,10 +255,11 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, cl_event* d
     }
   }
   bool local_given = range_.local[0] != 0;
-  cl_int err = clEnqueueNDRangeKernel(device.worker().queue, k, range_.work_dim,
-                                      range_.offset.data(), range_.global.data(),
-                                      local_given ? range_.local.data() : nullptr, 0, nullptr,
-                                      done);
+  cl_int err = clEnqueueNDRangeKernel(place.queue, k, range_.work_dim, range_.offset.data(),
+                                      range_.global.data(),
+                                      local_given ? range_.local.data() : nullptr,
+                                      static_cast<cl_uint>(place.waits.size()),
+                                      place.waits.empty() ? nullptr : place.waits.data(), done);
   // The vendor has the arguments: the kernel's may be set again (a record
   // then goes on to its hand-over, which may call the application back).
   if (borrowed_) borrowed_->release();

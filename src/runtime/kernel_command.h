@@ -28,7 +28,8 @@ class KernelCommand final : public TaskCommand {
   // has them. Lives on the enqueuing thread's stack.
   KernelCommand(core::Kernel* kernel, core::Kernel::ArgsView& view, const NDRange& range,
                 core::Device* pinned, unsigned sched_ctx);
-  cl_int execute(void* buffers[], core::Device& device, cl_event* done) override;
+  cl_int execute(void* buffers[], core::Device& device, const VendorPlace& place,
+                 cl_event* done) override;
   cl_int execute_on_host(void* buffers[], core::Device& device) override;
   bool launch_direct(core::Event& event, std::span<core::Event* const> deps,
                      std::span<core::Event* const> named) override;

@@ -12,7 +12,9 @@ MigrateCommand::MigrateCommand(core::Device* device,
     access(*b, content_undefined && !b->parent() ? STARPU_W : STARPU_R);
 }
 
-cl_int MigrateCommand::execute(void*[], core::Device&, cl_event*) { return CL_COMPLETE; }
+cl_int MigrateCommand::execute(void*[], core::Device&, const VendorPlace&, cl_event*) {
+  return CL_COMPLETE;
+}
 
 std::size_t MigrateCommand::bytes() const {
   std::size_t total = 0;

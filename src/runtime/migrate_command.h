@@ -11,7 +11,8 @@ class MigrateCommand final : public TaskCommand {
  public:
   MigrateCommand(core::Device* device, std::vector<core::Ref<core::Buffer>> buffers,
                  bool content_undefined);
-  cl_int execute(void* buffers[], core::Device& device, cl_event* done) override;
+  cl_int execute(void* buffers[], core::Device& device, const VendorPlace& place,
+                 cl_event* done) override;
   cl_int execute_on_host(void*[], core::Device&) override { return CL_COMPLETE; }
   std::size_t bytes() const override;
 

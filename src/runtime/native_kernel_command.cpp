@@ -16,7 +16,7 @@ NativeKernelCommand::NativeKernelCommand(core::Device* native_device, UserFn fn,
   for (const auto& b : buffers_) buffer_index_.push_back(access(*b, STARPU_RW));
 }
 
-cl_int NativeKernelCommand::execute(void*[], core::Device& device, cl_event*) {
+cl_int NativeKernelCommand::execute(void*[], core::Device& device, const VendorPlace&, cl_event*) {
   // Never reached: the command is pinned to the native device (icd/ checks).
   log::error("native kernel scheduled on vendor device ", device.name());
   return CL_INVALID_OPERATION;

@@ -20,7 +20,8 @@ class NativeKernelCommand final : public TaskCommand {
   NativeKernelCommand(core::Device* native_device, UserFn fn, std::vector<std::byte> args,
                       std::vector<core::Ref<core::Buffer>> buffers,
                       std::vector<std::size_t> offsets);
-  cl_int execute(void* buffers[], core::Device& device, cl_event* done) override;
+  cl_int execute(void* buffers[], core::Device& device, const VendorPlace& place,
+                 cl_event* done) override;
   cl_int execute_on_host(void* buffers[], core::Device& device) override;
   bool can_run_on(const core::Device& device) const override { return device.is_native(); }
 

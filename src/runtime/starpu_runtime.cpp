@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/data_leases.h"
+#include "runtime/direct_launch.h"
 #include "runtime/deferred_release.h"
 #include "runtime/native/native_compiler.h"
 #include "runtime/device_stats.h"
@@ -195,6 +196,7 @@ void StarpuRuntime::shutdown_at_exit() {
   drain_deferred_releases();
   if (const char* s = std::getenv("PARASOL_STATS"); s && *s && *s != '0') print_device_stats();
   if (g_running.exchange(false)) {
+    release_lanes();
     stop_worker_parking();
     starpu_shutdown();
   }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/command_queue.h"
 #include "core/platform.h"
 #include "runtime/data_leases.h"
 #include "runtime/direct_launch.h"
@@ -184,7 +185,7 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   FromStarpu cmd(self);
   core::Device& device = cmd->begin_on_worker();
   if (opencl_async()) {  // StarPU's driver waits for the vendor, and times it
-    cmd->status_ = cmd->execute(buffers, device, &cmd->done_);
+    cmd->status_ = cmd->execute(buffers, device, starpu_place(device), &cmd->done_);
     return;
   }
   // A modelled command (a kernel) is timed here, not by StarPU: see
@@ -201,7 +202,7 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
       clock = std::make_shared<MarkerClock>();
       marker = backlog_marker(device, clock);
     }
-    cmd->status_ = cmd->execute(buffers, device, &cmd->done_);
+    cmd->status_ = cmd->execute(buffers, device, starpu_place(device), &cmd->done_);
   }
   const bool timed = static_cast<bool>(marker);
   cl_int waited = CL_INVALID_EVENT;
@@ -340,11 +341,13 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
   for (std::size_t i = 0; i < handles_.size(); ++i) buffers.push_back(pins.interface(i));
   event_ = &event;
   event.begin_direct(device, named);
+  const LaneChoice lane(*device, event.queue() && !event.queue()->in_order(), deps);
   log::debug("command '", name(), "' (event ", event.id(), ") goes directly to ", device->label(),
-             ": its data is resident there");
+             ", lane ", lane.lane(), ", behind ", lane.waits().size(),
+             " events of its other lanes: its data is resident there");
   started_ = now_ns();
-  DirectSlot slot(event);
-  status_ = execute(buffers.data(), *device, slot.event_out(done_));
+  DirectSlot slot(event, lane);
+  status_ = execute(buffers.data(), *device, slot.place(), slot.event_out(done_));
   if (status_ != CL_COMPLETE || (slot.wants_event() && !done_)) {
     // The vendor refused it (the event fails with its error), or there was
     // nothing to enqueue (a migration: the leases brought the data).
@@ -381,7 +384,7 @@ core::Device* TaskCommand::try_record(core::Event* previous, const core::Device*
   if (!device || (tail && tail != device)) return nullptr;
   if (elsewhere && !lane_goes_without_events(*device)) return nullptr;
   core::Event* const before[] = {previous};
-  if (!dependencies_allow(*device, {before, previous ? 1u : 0u})) return nullptr;
+  if (!dependencies_allow(*device, {before, previous ? 1u : 0u}, 0)) return nullptr;
   LeasePins pins;
   if (!DataLeases::instance().pin(*device, handles_, modes_, false, pins)) return nullptr;
   SmallVector<void*, 16> buffers;
@@ -394,13 +397,13 @@ core::Device* TaskCommand::try_record(core::Event* previous, const core::Device*
   }
   cl_event done = nullptr;
   // Refused, or nothing enqueued: the event path does it again and says so.
-  if (execute(buffers.data(), *device, slot.event_out(done)) != CL_COMPLETE ||
+  if (execute(buffers.data(), *device, slot.place(), slot.event_out(done)) != CL_COMPLETE ||
       (slot.wants_event() && !done)) {
     slot.release();
     return nullptr;
   }
   log::debug("command '", name(), "' (no event) goes directly to ", device->label());
-  hand_over_record(slot, *device, pins, done, &TaskCommand::on_record_done, device, launched);
+  hand_over_record(slot, pins, done, &TaskCommand::on_record_done, device, launched);
   return device;
 }
 

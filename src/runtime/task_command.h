@@ -15,6 +15,7 @@
 #include "core/device.h"
 #include "core/event.h"
 #include "runtime/data_leases.h"
+#include "runtime/direct_launch.h"
 #include "runtime/worker_parking.h"
 #include "schedulers/calibration_guard.h"
 #include "schedulers/alike_placement.h"
@@ -33,11 +34,13 @@ class TaskCommand : public core::Command {
   void launch(core::Event& event) final;
 
   // Runs on the StarPU worker of device; buffers[i] is the StarPU interface
-  // of handles()[i] on that device. The work is enqueued on the worker's
-  // vendor queue; the vendor event left in *done decides the command's
-  // status once it completes. done is null on the direct path when the
-  // command goes without an event (runtime/direct_launch.h, DirectSlot).
-  virtual cl_int execute(void* buffers[], core::Device& device, cl_event* done) = 0;
+  // of handles()[i] on that device. The work is enqueued at `place` (the
+  // worker's vendor queue, or a direct command's lane behind its waits);
+  // the vendor event left in *done decides the command's status once it
+  // completes. done is null on the direct path when the command goes
+  // without an event (runtime/direct_launch.h, DirectSlot).
+  virtual cl_int execute(void* buffers[], core::Device& device, const VendorPlace& place,
+                         cl_event* done) = 0;
   // The same on the native CPU device's worker: buffers[i] are main-RAM
   // interfaces. Runs the work to completion.
   virtual cl_int execute_on_host(void* buffers[], core::Device& device) = 0;

@@ -1,0 +1,196 @@
+// A device's lanes (src/runtime/direct_launch.h, LaneChoice): independent
+// commands of an out-of-order queue go to several vendor queues of their
+// device, so that they may run side by side, and a command waits on the
+// vendor for what it depends on in the other lanes. Here on PoCL, with
+// PARASOL_LANES=4 (its default there is one lane): nbody's shape, blocks
+// computed from every position and then one update reading all of them,
+// checked against the CPU; an update that did not wait for every block, or
+// blocks that did not wait for the update before, give other values. ctest
+// also runs this binary with PARASOL_DIRECT_EVENTS=batched, where most
+// commands have no vendor event and a lane's marker stands for them.
+
+#include <cmath>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "support/captured_log.h"
+#include "support/parasol_test.h"
+
+using namespace parasol_test;
+
+namespace {
+
+// Before Parasol's first call: the environment is read once.
+const bool kLanes = (setenv("PARASOL_LANES", "4", 1), true);
+const bool kLogInstalled = (captured_log(), true);
+
+// Each block's accelerations from every position (n work per item: long
+// enough that PoCL's two threads run the blocks of several lanes at once),
+// then the update. Floats summed in the same order as on the CPU below.
+const char* kSource =
+    "__kernel void forces(__global const float* pos, __global float* acc, uint n, uint first) {\n"
+    "  uint i = get_global_id(0);\n"
+    "  float p = pos[first + i], a = 0.0f;\n"
+    "  for (uint j = 0; j < n; ++j) a += (pos[j] - p) * 0.001f;\n"
+    "  acc[i] = a;\n"
+    "}\n"
+    "__kernel void update(__global float* pos, __global const float* a0, __global const float* a1,\n"
+    "                     __global const float* a2, __global const float* a3, uint block) {\n"
+    "  uint i = get_global_id(0), b = i / block, k = i % block;\n"
+    "  float a = b == 0 ? a0[k] : b == 1 ? a1[k] : b == 2 ? a2[k] : a3[k];\n"
+    "  pos[i] = pos[i] + a;\n"
+    "}\n";
+
+constexpr unsigned kBlocks = 4;
+
+void step_on_cpu(std::vector<float>& pos) {
+  const size_t n = pos.size();
+  std::vector<float> acc(n);
+  for (size_t i = 0; i < n; ++i) {
+    float a = 0.0f;
+    for (size_t j = 0; j < n; ++j) a += (pos[j] - pos[i]) * 0.001f;
+    acc[i] = a;
+  }
+  for (size_t i = 0; i < n; ++i) pos[i] += acc[i];
+}
+
+// The lanes named by the direct launches logged since the last call.
+std::set<std::string> lanes_logged(const std::string& log) {
+  std::set<std::string> lanes;
+  for (size_t at = log.find(", lane "); at != std::string::npos; at = log.find(", lane ", at + 1))
+    lanes.insert(log.substr(at + 7, log.find(',', at + 7) - at - 7));
+  return lanes;
+}
+
+}  // namespace
+
+TEST_CASE("independent kernels of an out-of-order queue spread over lanes, and their dependents "
+          "wait for them across lanes") {
+  auto devs = pocl_devices();
+  REQUIRE(!devs.empty());
+  cl_device_id dev = devs[0];
+  cl_int err;
+  cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
+  CL_REQUIRE(err);
+  cl_command_queue q =
+      clCreateCommandQueue(ctx, dev, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+  CL_REQUIRE(err);
+  cl_program prog = build_program(ctx, kSource, err);
+  CL_REQUIRE(err);
+  cl_kernel forces = clCreateKernel(prog, "forces", &err);
+  CL_REQUIRE(err);
+  cl_kernel update = clCreateKernel(prog, "update", &err);
+  CL_REQUIRE(err);
+
+  const cl_uint n = 2048, block = n / kBlocks;
+  std::vector<float> pos(n);
+  for (cl_uint i = 0; i < n; ++i) pos[i] = float((i * 37) % 101) * 0.01f;
+  cl_mem pos_buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                  n * sizeof(float), pos.data(), &err);
+  CL_REQUIRE(err);
+  std::vector<cl_mem> acc(kBlocks);
+  for (auto& a : acc) {
+    a = clCreateBuffer(ctx, CL_MEM_READ_WRITE, block * sizeof(float), nullptr, &err);
+    CL_REQUIRE(err);
+  }
+
+  captured_log().take();
+  const int steps = 4;
+  cl_event ready = nullptr;  // the previous update
+  for (int s = 0; s < steps; ++s) {
+    std::vector<cl_event> computed(kBlocks);
+    for (cl_uint b = 0; b < kBlocks; ++b) {
+      // A kernel object per launch would do as well; one, set again, is
+      // what applications do (its arguments are copied at enqueue).
+      set_args(forces, pos_buf, acc[b], n, b * block);
+      size_t global = block;
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, forces, 1, nullptr, &global, nullptr, ready ? 1 : 0,
+                                        ready ? &ready : nullptr, &computed[b]));
+    }
+    if (ready) clReleaseEvent(ready);
+    set_args(update, pos_buf, acc[0], acc[1], acc[2], acc[3], block);
+    size_t global = n;
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, update, 1, nullptr, &global, nullptr, kBlocks,
+                                      computed.data(), &ready));
+    for (cl_event e : computed) clReleaseEvent(e);
+    step_on_cpu(pos);
+  }
+  std::vector<float> out(n);
+  CL_REQUIRE(clEnqueueReadBuffer(q, pos_buf, CL_TRUE, 0, n * sizeof(float), out.data(), 1, &ready,
+                                 nullptr));
+  clReleaseEvent(ready);
+
+  size_t bad = 0;
+  for (cl_uint i = 0; i < n; ++i)
+    bad += std::fabs(out[i] - pos[i]) > 1e-3f * (1.0f + std::fabs(pos[i]));
+  INFO("first values: " << out[0] << " vs " << pos[0] << ", " << out[n - 1] << " vs " << pos[n - 1]);
+  CHECK(bad == 0);
+
+  // They did go to several lanes, and some waited across them.
+  const std::string log = captured_log().take();
+  const auto lanes = lanes_logged(log);
+  INFO(log.substr(0, 4000));
+  CHECK(lanes.size() >= 2);
+  CHECK(count(log, "behind 0 events") < count(log, "goes directly to"));
+
+  for (cl_mem m : acc) clReleaseMemObject(m);
+  clReleaseMemObject(pos_buf);
+  clReleaseKernel(forces);
+  clReleaseKernel(update);
+  clReleaseProgram(prog);
+  clReleaseCommandQueue(q);
+  clReleaseContext(ctx);
+}
+
+TEST_CASE("an in-order queue keeps every command on lane 0") {
+  auto devs = pocl_devices();
+  REQUIRE(!devs.empty());
+  cl_device_id dev = devs[0];
+  cl_int err;
+  cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
+  CL_REQUIRE(err);
+  cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+  CL_REQUIRE(err);
+  cl_program prog = build_program(ctx, kSource, err);
+  CL_REQUIRE(err);
+  cl_kernel forces = clCreateKernel(prog, "forces", &err);
+  CL_REQUIRE(err);
+  const cl_uint n = 256;
+  std::vector<float> pos(n, 1.0f);
+  cl_mem pos_buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                  n * sizeof(float), pos.data(), &err);
+  CL_REQUIRE(err);
+  cl_mem acc = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * sizeof(float), nullptr, &err);
+  CL_REQUIRE(err);
+  set_args(forces, pos_buf, acc, n, cl_uint{0});
+  size_t global = n;
+  // Warm: the buffers leased on the device, so what follows goes direct.
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, forces, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  CL_REQUIRE(clFinish(q));
+  captured_log().take();
+  std::vector<cl_event> events(8);
+  for (auto& e : events)
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, forces, 1, nullptr, &global, nullptr, 0, nullptr, &e));
+  CL_REQUIRE(clFinish(q));
+  for (cl_event e : events) {
+    CHECK(event_status(e) == CL_COMPLETE);
+    clReleaseEvent(e);
+  }
+  const std::string log = captured_log().take();
+  INFO(log.substr(0, 4000));
+  CHECK(count(log, "goes directly to") >= 8);
+  CHECK(lanes_logged(log) == std::set<std::string>{"0"});
+  std::vector<float> out(n);
+  CL_REQUIRE(clEnqueueReadBuffer(q, acc, CL_TRUE, 0, n * sizeof(float), out.data(), 0, nullptr,
+                                 nullptr));
+  for (float v : out) CHECK(v == 0.0f);  // every position equal: no force
+
+  clReleaseMemObject(acc);
+  clReleaseMemObject(pos_buf);
+  clReleaseKernel(forces);
+  clReleaseProgram(prog);
+  clReleaseCommandQueue(q);
+  clReleaseContext(ctx);
+}
