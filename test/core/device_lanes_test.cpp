@@ -64,24 +64,43 @@ std::set<std::string> lanes_logged(const std::string& log) {
   return lanes;
 }
 
+// PoCL's first device, a queue on it with `properties`, the program above.
+struct OnPocl {
+  cl_context ctx = nullptr;
+  cl_command_queue q = nullptr;
+  cl_program prog = nullptr;
+  explicit OnPocl(cl_command_queue_properties properties) {
+    auto devs = pocl_devices();
+    REQUIRE(!devs.empty());
+    cl_device_id dev = devs[0];
+    cl_int err;
+    ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
+    CL_REQUIRE(err);
+    q = clCreateCommandQueue(ctx, dev, properties, &err);
+    CL_REQUIRE(err);
+    prog = build_program(ctx, kSource, err);
+    CL_REQUIRE(err);
+  }
+  ~OnPocl() {
+    if (prog) clReleaseProgram(prog);
+    if (q) clReleaseCommandQueue(q);
+    if (ctx) clReleaseContext(ctx);
+  }
+  OnPocl(const OnPocl&) = delete;
+  OnPocl& operator=(const OnPocl&) = delete;
+};
+
 }  // namespace
 
 TEST_CASE("independent kernels of an out-of-order queue spread over lanes, and their dependents "
           "wait for them across lanes") {
-  auto devs = pocl_devices();
-  REQUIRE(!devs.empty());
-  cl_device_id dev = devs[0];
+  OnPocl on(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  cl_context ctx = on.ctx;
+  cl_command_queue q = on.q;
   cl_int err;
-  cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
+  cl_kernel forces = clCreateKernel(on.prog, "forces", &err);
   CL_REQUIRE(err);
-  cl_command_queue q =
-      clCreateCommandQueue(ctx, dev, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
-  CL_REQUIRE(err);
-  cl_program prog = build_program(ctx, kSource, err);
-  CL_REQUIRE(err);
-  cl_kernel forces = clCreateKernel(prog, "forces", &err);
-  CL_REQUIRE(err);
-  cl_kernel update = clCreateKernel(prog, "update", &err);
+  cl_kernel update = clCreateKernel(on.prog, "update", &err);
   CL_REQUIRE(err);
 
   const cl_uint n = 2048, block = n / kBlocks;
@@ -139,23 +158,14 @@ TEST_CASE("independent kernels of an out-of-order queue spread over lanes, and t
   clReleaseMemObject(pos_buf);
   clReleaseKernel(forces);
   clReleaseKernel(update);
-  clReleaseProgram(prog);
-  clReleaseCommandQueue(q);
-  clReleaseContext(ctx);
 }
 
 TEST_CASE("an in-order queue keeps every command on lane 0") {
-  auto devs = pocl_devices();
-  REQUIRE(!devs.empty());
-  cl_device_id dev = devs[0];
+  OnPocl on(0);
+  cl_context ctx = on.ctx;
+  cl_command_queue q = on.q;
   cl_int err;
-  cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
-  CL_REQUIRE(err);
-  cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CL_REQUIRE(err);
-  cl_program prog = build_program(ctx, kSource, err);
-  CL_REQUIRE(err);
-  cl_kernel forces = clCreateKernel(prog, "forces", &err);
+  cl_kernel forces = clCreateKernel(on.prog, "forces", &err);
   CL_REQUIRE(err);
   const cl_uint n = 256;
   std::vector<float> pos(n, 1.0f);
@@ -190,7 +200,4 @@ TEST_CASE("an in-order queue keeps every command on lane 0") {
   clReleaseMemObject(acc);
   clReleaseMemObject(pos_buf);
   clReleaseKernel(forces);
-  clReleaseProgram(prog);
-  clReleaseCommandQueue(q);
-  clReleaseContext(ctx);
 }
