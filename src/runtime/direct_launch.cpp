@@ -103,9 +103,9 @@ struct Pending {
   std::uint64_t launch_time;  // a record's (DirectEnd)
 };
 
-// The direct commands of one device in vendor-queue order (DirectSlot): the
-// queue is in order, so they complete front first, and a completed event
-// proves every command before it done.
+// The direct commands of one of a device's vendor queues, in their order
+// (DirectSlot): the queue is in order, so they complete front first, and a
+// completed event proves every command before it done.
 struct Lane {
   // The vendor queue (lane_of() sets it; release_lanes() clears it at exit).
   std::atomic<cl_command_queue> queue{nullptr};

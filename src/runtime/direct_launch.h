@@ -1,9 +1,11 @@
 // The direct launch path: a command whose dependencies are done or already
 // queued on its device, and whose buffers are resident there (data leases),
-// goes straight to the device's vendor queue from the enqueuing thread:
-// no StarPU task, no worker hand-off, no wait per command. The vendor's
-// in-order queue keeps the order; hand_over_direct() completes the Parasol
-// event when the vendor's does. Everything else takes StarPU's path.
+// goes straight to one of the device's vendor queues (its lanes) from the
+// enqueuing thread: no StarPU task, no worker hand-off, no wait per
+// command. Each lane is an in-order vendor queue, which keeps the order,
+// and a dependency in another lane is waited for on the vendor;
+// hand_over_direct() completes the Parasol event when the vendor's does.
+// Everything else takes StarPU's path.
 //
 // PARASOL_DIRECT=0 turns it off (every command then goes through StarPU).
 #pragma once
