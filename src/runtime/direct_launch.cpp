@@ -18,9 +18,9 @@
 #include "runtime/vendor_handle.h"
 #include "runtime/vendor_lock.h"
 #include "util/callback_scope.h"
+#include "util/clock.h"
 #include "util/error_name.h"
 #include "util/log.h"
-#include "util/clock.h"
 #include "util/small_vector.h"
 #include "util/tsan_handover.h"
 
@@ -46,6 +46,14 @@ bool may_launch_direct_here() { return !t_in_vendor_callback; }
 void note_lease_wait_needed() { t_lease_wait_needed = true; }
 
 bool take_lease_wait_needed() { return std::exchange(t_lease_wait_needed, false); }
+
+bool pin_direct_leases(const core::Device& device, std::span<const starpu_data_handle_t> handles,
+                       std::span<const starpu_data_access_mode> modes, LeasePins& pins) {
+  const bool may_block = may_wait_for_starpu();
+  if (DataLeases::instance().pin(device, handles, modes, may_block, pins)) return true;
+  if (!may_block) note_lease_wait_needed();  // a missing lease: that is all pin() tried
+  return false;
+}
 
 bool all_complete(std::span<core::Event* const> events) {
   return std::all_of(events.begin(), events.end(),

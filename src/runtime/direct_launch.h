@@ -51,6 +51,12 @@ bool may_launch_direct_here();
 void note_lease_wait_needed();
 bool take_lease_wait_needed();
 
+// A direct command's leases on device, pinned in pins (taken if missing,
+// where this thread may wait for StarPU); false: it takes StarPU's path, or
+// (noted) tries again on a thread that may wait.
+bool pin_direct_leases(const core::Device& device, std::span<const starpu_data_handle_t> handles,
+                       std::span<const starpu_data_access_mode> modes, LeasePins& pins);
+
 // Whether the device's direct commands go without vendor events of their
 // own (PARASOL_DIRECT_EVENTS; waiter completion): a failure while running
 // then reaches a command through the later event proving it done, and it is

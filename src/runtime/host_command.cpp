@@ -112,13 +112,7 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   bool take = false;
   core::Device* device = transfer.device(*event.queue(), keys, true, pins, take);
   if (!device || !dependencies_allow(*device, deps)) return false;
-  if (take) {
-    const bool may_block = may_wait_for_starpu();
-    if (!DataLeases::instance().pin(*device, keys.handles, keys.modes, may_block, pins)) {
-      if (!may_block) note_lease_wait_needed();
-      return false;
-    }
-  }
+  if (take && !pin_direct_leases(*device, keys.handles, keys.modes, pins)) return false;
   event_ = &event;
   event.begin_direct(device, named);
   const char* what = kWhat[static_cast<int>(vendor_form_->kind)];
