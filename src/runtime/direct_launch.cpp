@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/command_queue.h"
 #include "runtime/vendor_handle.h"
 #include "runtime/vendor_lock.h"
 #include "util/callback_scope.h"
@@ -118,6 +119,8 @@ struct Lane {
   // The vendor queue (lane_of() sets it; release_lanes() clears it at exit).
   std::atomic<cl_command_queue> queue{nullptr};
   std::once_flag opened;
+  // Set once opened: read at every launch, where std::call_once's own check
+  // costs thread-local lookups (as in Context::sched_ctx()).
   std::atomic<bool> open{false};
   std::atomic<bool> used{false};  // a command joined it once: drains look here
   // The event of the newest command that joined (LaneChoice follows a
@@ -518,8 +521,9 @@ bool lane_goes_without_events(const core::Device& device) {
   return completion_mode() == Completion::Waiter && goes_without_events(lane_of(device), device);
 }
 
-LaneChoice::LaneChoice(const core::Device& device, bool spread,
-                       std::span<core::Event* const> deps) {
+LaneChoice::LaneChoice(const core::Event& event, std::span<core::Event* const> deps) {
+  const core::Device& device = *event.executed_on();
+  const bool spread = event.queue() && !event.queue()->in_order();
   const unsigned count = lane_count(device);
   auto running_here = [&device](const core::Event* e) {
     return e->status() > CL_COMPLETE && e->queued_direct_on(&device);

@@ -95,9 +95,9 @@ struct VendorPlace {
 // StarPU's own queue for the device (lane 0), behind nothing.
 VendorPlace starpu_place(const core::Device& device);
 
-// The lane a direct command takes on its device, and what it waits for on
-// the others. A command of an in-order queue takes lane 0, as the queue's
-// records do. One of an out-of-order queue continues the lane whose newest
+// The lane event's direct command takes on its device (after
+// event.begin_direct()), and what it waits for on the others. A command of
+// an in-order queue takes lane 0, as the queue's records do. One of an out-of-order queue continues the lane whose newest
 // command it depends on, else takes the next lane in turn. Each dependency
 // still running on another lane gives a vendor event to wait for: its own,
 // or a marker behind it there (that lane is flushed: OpenCL leaves waiting
@@ -105,7 +105,7 @@ VendorPlace starpu_place(const core::Device& device);
 // which holds the chosen lane's order: a marker takes another lane's.
 class LaneChoice {
  public:
-  LaneChoice(const core::Device& device, bool spread, std::span<core::Event* const> deps);
+  LaneChoice(const core::Event& event, std::span<core::Event* const> deps);
   ~LaneChoice();
   LaneChoice(const LaneChoice&) = delete;
   LaneChoice& operator=(const LaneChoice&) = delete;

@@ -116,7 +116,7 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   event_ = &event;
   event.begin_direct(device, named);
   const char* what = kWhat[static_cast<int>(vendor_form_->kind)];
-  const LaneChoice lane(*device, !event.queue()->in_order(), deps);
+  const LaneChoice lane(event, deps);
   log::debug(what, " (event ", event.id(), ") goes directly to ", device->label(), ", lane ",
              lane.lane(), ", behind ", lane.waits().size(), " events of its other lanes");
   DirectSlot slot(event, lane);

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/command_queue.h"
 #include "core/platform.h"
 #include "runtime/data_leases.h"
 #include "runtime/direct_launch.h"
@@ -337,7 +336,7 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
   for (std::size_t i = 0; i < handles_.size(); ++i) buffers.push_back(pins.interface(i));
   event_ = &event;
   event.begin_direct(device, named);
-  const LaneChoice lane(*device, event.queue() && !event.queue()->in_order(), deps);
+  const LaneChoice lane(event, deps);
   log::debug("command '", name(), "' (event ", event.id(), ") goes directly to ", device->label(),
              ", lane ", lane.lane(), ", behind ", lane.waits().size(),
              " events of its other lanes: its data is resident there");
