@@ -9,7 +9,10 @@
 // first device whose name contains it (default: the platform's first),
 // BENCH_QUEUE [device] or context: a context queue (Parasol's) over every
 // device whose name contains BENCH_DEVICE, placed by the context's policy.
+// BENCH_THREAD_STATS set: every thread's CPU time and context switches at
+// the end (bench/thread_stats.h).
 #include "bench_util.h"
+#include "thread_stats.h"
 
 using namespace bench;
 
@@ -66,6 +69,7 @@ int main(int argc, char** argv) {
               kernels ? "16-item kernel" : "64-byte write",
               context_queue ? "a context queue over " : "", device_name(dev).c_str(),
               platform.c_str(), secs * 1e6 / n, n);
+  if (std::getenv("BENCH_THREAD_STATS")) print_thread_stats(stdout);
   clReleaseKernel(k);
   clReleaseProgram(prog);
   clReleaseMemObject(buf);

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "util/callback_scope.h"
+#include "util/thread_name.h"
 
 namespace parasol::runtime {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 // One thread running work in order, started on first use.
 class SerialThread {
  public:
-  explicit SerialThread(bool may_wait_for_starpu) : may_wait_(may_wait_for_starpu) {}
+  SerialThread(const char* name, bool may_wait_for_starpu) : name_(name), may_wait_(may_wait_for_starpu) {}
   void push(std::function<void()> work) {
     std::lock_guard lock(mutex_);
     if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
@@ -29,6 +30,7 @@ class SerialThread {
 
  private:
   void run() {
+    name_this_thread(name_);
     std::optional<CallbackScope> scope;  // unless it may: what runs here must not wait for StarPU
     if (!may_wait_) scope.emplace();
     std::unique_lock lock(mutex_);
@@ -49,23 +51,24 @@ class SerialThread {
   std::condition_variable wake_, drained_;
   std::deque<std::function<void()>> queue_;
   bool busy_ = false;
+  const char* const name_;
   const bool may_wait_;
   std::thread thread_;
 };
 
 // Never destroyed: the threads live until the process ends.
 SerialThread& releaser() {
-  static auto* r = new SerialThread(false);
+  static auto* r = new SerialThread("parasol-release", false);
   return *r;
 }
 SerialThread& launcher() {
-  static auto* l = new SerialThread(false);
+  static auto* l = new SerialThread("parasol-launch", false);
   return *l;
 }
 // Launches that may take a lease: its blocking StarPU acquisition is
 // allowed here, never behind a launch or release of the others.
 SerialThread& lease_launcher() {
-  static auto* l = new SerialThread(true);
+  static auto* l = new SerialThread("parasol-lease", true);
   return *l;
 }
 

@@ -23,6 +23,7 @@
 #include "util/error_name.h"
 #include "util/log.h"
 #include "util/small_vector.h"
+#include "util/thread_name.h"
 #include "util/tsan_handover.h"
 
 namespace parasol::runtime {
@@ -419,6 +420,7 @@ Completion completion_mode() {
 }
 
 void wait_for_lane(Lane& lane) {
+  name_this_thread("parasol-wait");
   CallbackScope scope;  // completions launch successors: no waiting on StarPU here
   for (;;) {
     {

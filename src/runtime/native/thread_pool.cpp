@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "util/thread_name.h"
+
 namespace parasol::runtime::native {
 
 ThreadPool& ThreadPool::instance() {
@@ -27,6 +29,7 @@ void ThreadPool::run_share(std::size_t thread_index) {
 }
 
 void ThreadPool::worker(std::size_t index) {
+  name_this_thread("parasol-pool");
   std::uint64_t seen = 0;
   for (;;) {
     {
