@@ -46,7 +46,8 @@ void HostCommand::launch(core::Event& event) {
     modes.push_back(a.mode);
   }
   claim_ = DataLeases::instance().claim(handles, modes);
-  demand_ = WorkerDemand::raise();
+  // Only a device holding the data drives its way to main RAM.
+  demand_ = WorkerDemand::raise(workers_holding(handles));
   acquire_next();
 }
 

@@ -137,6 +137,15 @@ std::vector<core::Device*> TaskCommand::candidates() const {
   return out;
 }
 
+WorkerSet TaskCommand::workers_needed() const {
+  if (pinned_) return worker_bit(pinned_->worker().worker_id) | workers_holding(handles_);
+  if (!rotation_) return kEveryWorker;
+  WorkerSet set = workers_holding(handles_);
+  for (core::Device* d : candidates())
+    if (!held_back(d->worker().worker_id)) set |= worker_bit(d->worker().worker_id);
+  return set;
+}
+
 bool TaskCommand::held_back(int worker) const {
   const auto& h = calibration_.held_back;
   return std::find(h.begin(), h.end(), worker) != h.end();
@@ -417,7 +426,6 @@ void TaskCommand::submit() {
   // StarPU once those commands are done, and no new lease is taken on them
   // until this task is.
   claim_ = DataLeases::instance().claim(handles_, modes_);
-  demand_ = WorkerDemand::raise();
   starpu_task* task = starpu_task_create();
   task->cl = codelet();
   task->cl_arg = this;
@@ -456,6 +464,7 @@ void TaskCommand::submit() {
   }
   task_ = task;
   finished_ = 0;
+  demand_ = WorkerDemand::raise(workers_needed());
   log::debug("command '", name(), "' (event ", event.id(), ") goes to StarPU",
              calibration_.held_back.empty() ? "" : ", held back from some of its devices",
              calibration_.calibrating >= 0 ? ", to calibrate a model" : "");

@@ -86,6 +86,9 @@ class TaskCommand : public core::Command {
   bool fits_on(const core::Device& device) const;
   // The devices of a context queue's context that may take the command.
   std::vector<core::Device*> candidates() const;
+  // The workers its StarPU task needs awake (worker_parking.h): those that
+  // may run it and those whose memory holds its data.
+  WorkerSet workers_needed() const;
   bool held_back(int worker) const;
   core::Device* resident_device() const;
   // Whether a buffer the task writes is valid on device

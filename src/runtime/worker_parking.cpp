@@ -2,6 +2,7 @@
 
 #include <starpu.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "core/platform.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -24,11 +26,14 @@ constexpr auto kLongestPark = std::chrono::milliseconds(20);
 
 struct Parking {
   std::atomic<bool> on{false};
-  std::atomic<long> demand{0};
-  std::atomic<std::uint64_t> last_demand_end{0};
+  // Per worker: demands naming it, when the last of them ended, whether it
+  // is parked (and the condition it waits on, under mutex).
+  std::array<std::atomic<long>, STARPU_NMAXWORKERS> demand{};
+  std::array<std::atomic<std::uint64_t>, STARPU_NMAXWORKERS> last_demand_end{};
+  std::array<std::atomic<bool>, STARPU_NMAXWORKERS> is_parked{};
+  std::array<std::condition_variable, STARPU_NMAXWORKERS> wake;
   std::atomic<int> parked{0};
   std::mutex mutex;
-  std::condition_variable wake;
 };
 
 Parking& parking() {
@@ -37,21 +42,30 @@ Parking& parking() {
   return *p;
 }
 
+template <typename Fn>
+void for_each_worker(WorkerSet set, Fn&& fn) {
+  for (int w = 0; w < STARPU_NMAXWORKERS; ++w)
+    if (set & worker_bit(w)) fn(w);
+}
+
 // The progression hook: runs on workers (and on application threads that
 // help StarPU progress, which never park). Its answer only matters to
 // blocking drivers, which Debian's StarPU does not have.
 unsigned park_if_idle(void*) {
   Parking& p = parking();
-  if (!p.on.load(std::memory_order_relaxed) || starpu_worker_get_id() < 0) return 1;
-  if (p.demand.load() > 0 ||
-      now_ns() - p.last_demand_end.load(std::memory_order_relaxed) < kGraceNs)
+  const int w = starpu_worker_get_id();
+  if (!p.on.load(std::memory_order_relaxed) || w < 0 || w >= STARPU_NMAXWORKERS) return 1;
+  if (p.demand[w].load() > 0 ||
+      now_ns() - p.last_demand_end[w].load(std::memory_order_relaxed) < kGraceNs)
     return 1;
   std::unique_lock lock(p.mutex);
   // Sequentially consistent with raise(): it sees this worker parked, or
   // the predicate sees its demand.
+  p.is_parked[w].store(true);
   p.parked.fetch_add(1);
-  p.wake.wait_for(lock, kLongestPark, [&p] { return p.demand.load() > 0 || !p.on.load(); });
+  p.wake[w].wait_for(lock, kLongestPark, [&p, w] { return p.demand[w].load() > 0 || !p.on.load(); });
   p.parked.fetch_sub(1);
+  p.is_parked[w].store(false);
   return 1;
 }
 
@@ -64,7 +78,7 @@ void start_worker_parking() {
     return;
   }
   Parking& p = parking();
-  p.last_demand_end.store(now_ns());
+  for (auto& t : p.last_demand_end) t.store(now_ns());
   p.on.store(true);
   if (starpu_progression_hook_register(&park_if_idle, nullptr) < 0) {
     p.on.store(false);
@@ -76,28 +90,50 @@ void stop_worker_parking() {
   Parking& p = parking();
   p.on.store(false);
   std::lock_guard lock(p.mutex);
-  p.wake.notify_all();
+  for (auto& cv : p.wake) cv.notify_all();
 }
 
-WorkerDemand WorkerDemand::raise() {
+WorkerDemand WorkerDemand::raise(WorkerSet workers) {
   Parking& p = parking();
-  p.demand.fetch_add(1);
-  if (p.parked.load() > 0) {
+  bool asleep = false;
+  for_each_worker(workers, [&](int w) {
+    p.demand[w].fetch_add(1);
+    asleep = asleep || p.is_parked[w].load();
+  });
+  if (asleep) {
     std::lock_guard lock(p.mutex);
-    p.wake.notify_all();
+    for_each_worker(workers, [&](int w) { p.wake[w].notify_one(); });
   }
   WorkerDemand d;
-  d.held_ = true;
+  d.held_ = workers;
   return d;
 }
 
 void WorkerDemand::drop() {
   if (!held_) return;
-  held_ = false;
+  const WorkerSet workers = held_;
+  held_ = 0;
   Parking& p = parking();
-  // Before the decrement: a worker that sees no demand sees this time.
-  p.last_demand_end.store(now_ns(), std::memory_order_relaxed);
-  p.demand.fetch_sub(1);
+  const std::uint64_t now = now_ns();
+  for_each_worker(workers, [&](int w) {
+    // Before the decrement: a worker that sees no demand sees this time.
+    p.last_demand_end[w].store(now, std::memory_order_relaxed);
+    p.demand[w].fetch_sub(1);
+  });
+}
+
+WorkerSet workers_holding(std::span<const starpu_data_handle_t> handles) {
+  WorkerSet set = 0;
+  for (const core::Device* d : core::Platform::instance().devices()) {
+    const int w = d->worker().worker_id;
+    if (w < 0 || w >= STARPU_NMAXWORKERS) continue;
+    for (starpu_data_handle_t h : handles)
+      if (starpu_data_is_on_node(h, d->worker().memory_node)) {
+        set |= worker_bit(w);
+        break;
+      }
+  }
+  return set;
 }
 
 int parked_workers() { return parking().parked.load(); }
