@@ -41,6 +41,15 @@ const char* kSource =
     "  uint i = get_global_id(0), b = i / block, k = i % block;\n"
     "  float a = b == 0 ? a0[k] : b == 1 ? a1[k] : b == 2 ? a2[k] : a3[k];\n"
     "  pos[i] = pos[i] + a;\n"
+    "}\n"
+    // One work-item busy for tens of milliseconds: commands enqueued behind
+    // it on other lanes find it still running, whatever the host's speed
+    // (under ThreadSanitizer PoCL had finished each block before the next
+    // was enqueued, and nothing waited across lanes).
+    "__kernel void busy(__global float* out, uint rounds) {\n"
+    "  float a = out[0];\n"
+    "  for (uint r = 0; r < rounds; ++r) a = a * 0.9999f + 0.0001f;\n"
+    "  out[0] = a;\n"
     "}\n";
 
 constexpr unsigned kBlocks = 4;
@@ -115,9 +124,18 @@ TEST_CASE("independent kernels of an out-of-order queue spread over lanes, and t
     CL_REQUIRE(err);
   }
 
+  // The first step's blocks wait for a busy kernel: the first follows it
+  // on its lane, the others wait for it across lanes.
+  cl_kernel busy = clCreateKernel(on.prog, "busy", &err);
+  CL_REQUIRE(err);
+  cl_mem scratch = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof(float), nullptr, &err);
+  CL_REQUIRE(err);
+  set_args(busy, scratch, cl_uint{50'000'000});
   captured_log().take();
   const int steps = 4;
-  cl_event ready = nullptr;  // the previous update
+  cl_event ready = nullptr;  // the previous update (first: the busy kernel)
+  const size_t one = 1;
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, busy, 1, nullptr, &one, nullptr, 0, nullptr, &ready));
   for (int s = 0; s < steps; ++s) {
     std::vector<cl_event> computed(kBlocks);
     for (cl_uint b = 0; b < kBlocks; ++b) {
@@ -156,6 +174,8 @@ TEST_CASE("independent kernels of an out-of-order queue spread over lanes, and t
 
   for (cl_mem m : acc) clReleaseMemObject(m);
   clReleaseMemObject(pos_buf);
+  clReleaseMemObject(scratch);
+  clReleaseKernel(busy);
   clReleaseKernel(forces);
   clReleaseKernel(update);
 }
