@@ -550,9 +550,12 @@ void run_workload(const Workload& w, cl_platform_id parasol, const std::vector<c
   // Targets live in a deque: the runs keep references to them.
   std::deque<Target> targets;
   std::vector<int> same_device;  // per target: the vendor row of its device, or -1
+  std::vector<int> vendor_row(pdevs.size(), -1);  // per device; -1: Parasol's native device
   for (size_t d = 0; d < pdevs.size(); ++d) {
     Target t;
     cl_device_id vdev = vendor_device_of(pdevs[d]);
+    if (!vdev) continue;  // no vendor behind it
+    vendor_row[d] = (int)targets.size();
     t.label = "vendor direct, d" + std::to_string(d);
     t.ctx = clCreateContext(nullptr, 1, &vdev, nullptr, nullptr, &err);
     BENCH_CHECK(err);
@@ -571,7 +574,7 @@ void run_workload(const Workload& w, cl_platform_id parasol, const std::vector<c
     BENCH_CHECK(err);
     t.parasol_devices = {pdevs[d]};
     targets.push_back(std::move(t));
-    same_device.push_back((int)d);
+    same_device.push_back(vendor_row[d]);
   }
   // Several devices: the application's own split too, block b on device
   // b % N, through Parasol's device queues and, when every device is of one
@@ -594,7 +597,8 @@ void run_workload(const Workload& w, cl_platform_id parasol, const std::vector<c
     };
     std::vector<cl_device_id> vdevs;
     for (auto d : pdevs) vdevs.push_back(vendor_device_of(d));
-    if (one_platform(vdevs)) round_robin("vendor direct", vdevs);
+    if (std::find(vdevs.begin(), vdevs.end(), nullptr) == vdevs.end() && one_platform(vdevs))
+      round_robin("vendor direct", vdevs);
     round_robin("Parasol device queues", pdevs);
     targets.back().parasol_devices = pdevs;
   }
