@@ -16,10 +16,11 @@
 // before), an acquisition until it is granted, a release, a registration,
 // a scheduling context's creation or deletion. A demand names the workers
 // it needs: a task, those that may run it and those whose memory holds its
-// data (they drive its transfers); anything else, every worker. Only they
+// data (they drive its transfers); a host command's acquisition, the
+// holders; anything else, every worker. Only they
 // wake: a stream of context-queue tasks for the native CPU device had kept
 // every vendor's worker spinning beside it (on 2 cores, 5 spinning workers
-// took 80% of the CPU and a tiny kernel cost 20 us). A worker parks only
+// took 84% of the CPU and a tiny kernel cost 10-20 us). A worker parks only
 // once no demand naming it has been raised for a grace period (streams of
 // StarPU commands keep their workers spinning, as before), and a parked
 // worker looks around again after a bounded time: a worker a demand should
