@@ -319,18 +319,57 @@ void CL_CALLBACK harvest_callback(cl_event, cl_int, void* lane) {
   t_in_vendor_callback = false;
 }
 
+// How the completion of direct commands is noticed (PARASOL_DIRECT_COMPLETION):
+//  - waiter (default): one thread per device waits for the newest vendor
+//    event of its lane (a marker it enqueues when no command there has one)
+//    and completes what finished: one wait (and one implicit flush) per
+//    batch, not per command, and most commands ask the vendor for no event
+//    (DirectSlot); events someone waits for, depends on or profiles get a
+//    callback as well. The enqueuing thread pays nothing for the others;
+//    NVIDIA charges 5-6 us for a callback (docs/benchmarks.md).
+//  - callback: an event and a vendor callback on every command.
+//  - lazy: an event on every command, callbacks only where someone waits
+//    (see hand_over_direct), the rest noticed by later launches. It hung 1
+//    cold Black-Scholes+SGEMM run in 8 on the H100 host (heft and dmda
+//    contexts side by side); the other modes never did. Not understood:
+//    experimental.
+enum class Completion { Waiter, Callback, Lazy };
+
+Completion completion_mode() {
+  static const Completion mode = [] {
+    const char* v = std::getenv("PARASOL_DIRECT_COMPLETION");
+    std::string_view s = v ? v : "";
+    if (s == "lazy") return Completion::Lazy;
+    if (s == "callback") return Completion::Callback;
+    return Completion::Waiter;
+  }();
+  return mode;
+}
+
+void wake_waiter(Lane& lane);
+
 // Enqueues a marker behind everything in the lane and adds it there: its
 // event, retained for the caller; null if the vendor refused.
 cl_event push_marker(Lane& lane) {
-  std::lock_guard order(lane.order);
   cl_event marker = nullptr;
-  if (clEnqueueMarkerWithWaitList(queue_of(lane), 0, nullptr, &marker) != CL_SUCCESS)
-    return nullptr;
-  clRetainEvent(marker);
-  lane.since_proof = 0;
-  lane.proof_time = now_ns();
-  std::lock_guard lock(lane.mutex);
-  lane.fifo.push_back({marker, nullptr, nullptr, ++lane.pushed, true, 0});
+  bool was_empty;
+  {
+    std::lock_guard order(lane.order);
+    if (clEnqueueMarkerWithWaitList(queue_of(lane), 0, nullptr, &marker) != CL_SUCCESS)
+      return nullptr;
+    clRetainEvent(marker);
+    lane.since_proof = 0;
+    lane.proof_time = now_ns();
+    std::lock_guard lock(lane.mutex);
+    was_empty = lane.fifo.empty();
+    lane.fifo.push_back({marker, nullptr, nullptr, ++lane.pushed, true, 0});
+  }
+  // As for a command (DirectSlot::join): the waiter sleeps only on an empty
+  // lane. A marker can land on one: a dependency on another lane looks
+  // running while the harvest that took it is still completing it, and the
+  // marker LaneChoice puts behind it then went unharvested, with the lane's
+  // later commands (test_device_lanes hung 3 runs in 18 under AddressSanitizer).
+  if (completion_mode() == Completion::Waiter && was_empty) wake_waiter(lane);
   return marker;
 }
 
@@ -390,33 +429,6 @@ void arm_for(Lane& lane, cl_event done) {
   } else {
     finish_lane(lane);
   }
-}
-
-// How the completion of direct commands is noticed (PARASOL_DIRECT_COMPLETION):
-//  - waiter (default): one thread per device waits for the newest vendor
-//    event of its lane (a marker it enqueues when no command there has one)
-//    and completes what finished: one wait (and one implicit flush) per
-//    batch, not per command, and most commands ask the vendor for no event
-//    (DirectSlot); events someone waits for, depends on or profiles get a
-//    callback as well. The enqueuing thread pays nothing for the others;
-//    NVIDIA charges 5-6 us for a callback (docs/benchmarks.md).
-//  - callback: an event and a vendor callback on every command.
-//  - lazy: an event on every command, callbacks only where someone waits
-//    (see hand_over_direct), the rest noticed by later launches. It hung 1
-//    cold Black-Scholes+SGEMM run in 8 on the H100 host (heft and dmda
-//    contexts side by side); the other modes never did. Not understood:
-//    experimental.
-enum class Completion { Waiter, Callback, Lazy };
-
-Completion completion_mode() {
-  static const Completion mode = [] {
-    const char* v = std::getenv("PARASOL_DIRECT_COMPLETION");
-    std::string_view s = v ? v : "";
-    if (s == "lazy") return Completion::Lazy;
-    if (s == "callback") return Completion::Callback;
-    return Completion::Waiter;
-  }();
-  return mode;
 }
 
 void wait_for_lane(Lane& lane) {
