@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "schedulers/shared_measurements.h"
+#include "schedulers/starpu_path_cost.h"
 #include "util/log.h"
 
 namespace parasol::schedulers {
@@ -118,11 +119,19 @@ CalibrationPlacement place_for_calibration(starpu_task* task, std::uint32_t foot
   if (!model || devices.size() < 2) return {};
   const auto [best, unmeasured] = survey(task, devices, sched_ctx);
   if (unmeasured.empty()) {  // the policy decides from its models...
-    // ...unless the data sits on a device far slower than the fastest.
-    if (resident && resident != best.device &&
-        expected_us(task, resident, sched_ctx) >= kStranded * best.us) {
+    // ...unless the data sits on a device far slower than the fastest,
+    // counted with what StarPU's path adds to a command on devices only it
+    // reaches (a 28 us kernel on PoCL is not stranded by a 1 us one on the
+    // native device, which costs tens of us a command through StarPU).
+    Measured fastest;
+    for (const core::Device* d : devices) {
+      const double t = expected_us(task, d, sched_ctx) + starpu_path_us(d->worker().worker_id);
+      if (t < fastest.us) fastest = {d, t};
+    }
+    if (resident && fastest.device && resident != fastest.device &&
+        expected_us(task, resident, sched_ctx) >= kStranded * fastest.us) {
       log::debug("kernel '", model->symbol, "': its data is on ", resident->label(),
-                 ", far slower than ", best.device->label(), " for it: held back from it");
+                 ", far slower than ", fastest.device->label(), " for it: held back from it");
       return CalibrationPlacement{{resident->worker().worker_id}, -1};
     }
     return {};

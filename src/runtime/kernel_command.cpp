@@ -4,6 +4,7 @@
 #include "runtime/direct_launch.h"
 #include "runtime/kernel_codelets.h"
 #include "runtime/native/native_compiler.h"
+#include "schedulers/starpu_path_cost.h"
 
 #include <algorithm>
 #include <array>
@@ -128,7 +129,8 @@ bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
                  " yet: StarPU places it");
       return false;
     }
-    best = std::min(best, t);
+    // A device only StarPU's path reaches pays that path on every command.
+    best = std::min(best, direct_capable(*d) ? t : t + schedulers::starpu_path_us(d->worker().worker_id));
     if (d == &resident)
       here = t;
     else if (!d->is_native() && kernel_->program()->context()->in_rotation(d))

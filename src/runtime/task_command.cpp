@@ -17,6 +17,7 @@
 #include "runtime/vendor_handle.h"
 #include "runtime/vendor_lock.h"
 #include "schedulers/shared_measurements.h"
+#include "schedulers/starpu_path_cost.h"
 #include "util/clock.h"
 #include "util/error_name.h"
 #include "util/log.h"
@@ -271,7 +272,14 @@ void TaskCommand::on_done(void* self) {
     }
   }
   core::Device* d = cmd->event_->executed_on();
-  if (d) record_command(d->worker().worker_id, now_ns() - cmd->started_);
+  const std::uint64_t now = now_ns();
+  if (d) record_command(d->worker().worker_id, now - cmd->started_);
+  // What StarPU's path added to the kernel, on a device only it reaches:
+  // submission to start, and the kernel's end to here.
+  if (d && !direct_capable(*d) && cmd->submitted_ && cmd->started_ >= cmd->submitted_ &&
+      cmd->finished_ >= cmd->started_ && now >= cmd->finished_)
+    schedulers::note_starpu_path(d->worker().worker_id,
+                                 double((cmd->started_ - cmd->submitted_) + (now - cmd->finished_)) * 1e-3);
   if (d && cmd->calibration_.calibrating >= 0) {
     std::uint64_t end = cmd->finished_ ? cmd->finished_ : now_ns();
     double us = cmd->status_ == CL_COMPLETE ? double(end - cmd->started_) * 1e-3 : NAN;
@@ -458,12 +466,16 @@ void TaskCommand::submit() {
     const std::vector<core::Device*> devices = candidates();
     calibration_ = schedulers::place_for_calibration(task, footprint(), devices,
                                                      resident_device(), sched_ctx_);
-    if (calibration_.calibrating < 0)
+    if (calibration_.calibrating < 0) {
       steer_ = schedulers::AlikeSteer::steer(devices, calibration_.held_back,
                                              [this](const core::Device& d) { return holds_output(d); });
+      schedulers::hold_back_slow_paths(task, devices, calibration_.held_back, sched_ctx_,
+                                       &direct_capable);
+    }
   }
   task_ = task;
   finished_ = 0;
+  submitted_ = now_ns();
   demand_ = WorkerDemand::raise(workers_needed());
   log::debug("command '", name(), "' (event ", event.id(), ") goes to StarPU",
              calibration_.held_back.empty() ? "" : ", held back from some of its devices",

@@ -6,6 +6,8 @@
 
 #include <starpu.h>
 
+#include <atomic>
+
 #include <span>
 #include <string>
 #include <vector>
@@ -135,6 +137,7 @@ class TaskCommand : public core::Command {
   cl_int status_ = CL_COMPLETE;
   cl_event done_ = nullptr;
   bool status_unknown_ = false;  // failed as the later event proving it did
+  std::uint64_t submitted_ = 0;  // to StarPU (submit())
   std::uint64_t started_ = 0;
   std::uint64_t finished_ = 0;  // when the worker saw the vendor command done
   starpu_task* task_ = nullptr;

@@ -2,6 +2,7 @@
 // used, and the faster device receives more of the work.
 #include <CL/cl_parasol.h>
 
+#include <cmath>
 #include <map>
 #include <vector>
 
@@ -264,3 +265,56 @@ TEST_CASE_METHOD(TwoAlike, "under heft on alike devices blocks stay with their o
     CHECK(out[n - 1] == Approx(ref).epsilon(1e-5));
   }
 }
+
+#if PARASOL_TEST_HAVE_NATIVE  // built with the native device's compiler
+TEST_CASE("under heft a chain of tiny kernels over PoCL and the native device settles on one device "
+          "and moves nothing") {
+  // The native device is reached through StarPU only, and its model of a
+  // tiny kernel beats PoCL's while each of its commands pays StarPU's path
+  // (schedulers/starpu_path_cost.h). Weighing that path once made the
+  // calibration guard call the data's PoCL device stranded against the
+  // native device, while the native device was held back: every command
+  // moved the buffer to the other PoCL device and back.
+  auto devs = pocl_devices();
+  REQUIRE(devs.size() >= 2);
+  auto native = native_devices();
+  REQUIRE(native.size() == 1);
+  devs.push_back(native[0]);
+  Context ctx(devs, heft);
+  Queue q{ctx, nullptr};  // in-order context queue
+  Program prog(ctx, kSaxpyLoop);
+  Kernel k(prog, "saxpy_loop");
+  // One work-item: PoCL's launch takes tens of times the native device's,
+  // past the guard's "stranded" ratio.
+  const size_t n = 1;
+  std::vector<float> x(n, 1.0f), y(n, 0.0f);
+  Mem bx(ctx, CL_MEM_COPY_HOST_PTR | CL_MEM_READ_ONLY, n * sizeof(float), x.data());
+  Mem by(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), y.data());
+  float a = 1.0f;
+  int reps = 1;
+  set_args(k, by.m, bx.m, a, reps);
+  int runs = 0;
+  for (; runs < 60; ++runs)  // calibration on every device, then the policy's choice
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+  CL_REQUIRE(clFinish(q));
+
+  const cl_ulong before = bytes_moved(devs);
+  std::vector<Event> events(200);
+  for (auto& e : events) {
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, &e));
+    ++runs;
+  }
+  CL_REQUIRE(clFinish(q));
+  const cl_ulong moved = bytes_moved(devs) - before;
+  CL_REQUIRE(clEnqueueReadBuffer(q, by, CL_TRUE, 0, n * sizeof(float), y.data(), 0, nullptr, nullptr));
+  // y = 1 * x + 0.5 * y, runs times from 0: 2 * (1 - 0.5^runs).
+  const float want = 2.0f * (1.0f - std::pow(0.5f, float(runs)));
+  for (float v : y) REQUIRE(std::fabs(v - want) < 1e-5f);
+
+  std::map<cl_device_id, int> placed;
+  for (auto& e : events) ++placed[ran_on(e)];
+  INFO("devices used: " << placed.size() << ", bytes moved: " << moved);
+  CHECK(placed.size() == 1);
+  CHECK(moved <= 2 * n * sizeof(float));  // at most one migration of y (and of x)
+}
+#endif
