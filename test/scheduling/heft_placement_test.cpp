@@ -45,6 +45,22 @@ struct TwoAlike {
   }
 };
 
+// saxpy_loop on n floats of x = 1, y = 0, its arguments set: y = a * x + y / 2, reps times a launch.
+struct SaxpyLoop {
+  Program prog;
+  Kernel k{prog, "saxpy_loop"};
+  std::vector<float> x, y;
+  Mem bx, by;
+  SaxpyLoop(cl_context ctx, size_t n, int reps, float a = 1.0f)
+      : prog(ctx, kSaxpyLoop),
+        x(n, 1.0f),
+        y(n, 0.0f),
+        bx(ctx, CL_MEM_COPY_HOST_PTR | CL_MEM_READ_ONLY, n * sizeof(float), x.data()),
+        by(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), y.data()) {
+    set_args(k, by.m, bx.m, a, reps);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("under heft with warm models a chain reusing its buffers stays on one device") {
@@ -52,15 +68,11 @@ TEST_CASE("under heft with warm models a chain reusing its buffers stays on one 
   REQUIRE(devs.size() >= 2);
   Context ctx(devs, heft);
   Queue q{ctx, nullptr};  // in-order context queue
-  Program prog(ctx, kSaxpyLoop);
-  Kernel k(prog, "saxpy_loop");
   const size_t n = 1 << 18;
-  std::vector<float> x(n, 1.0f), y(n, 0.0f);
-  Mem bx(ctx, CL_MEM_COPY_HOST_PTR | CL_MEM_READ_ONLY, n * sizeof(float), x.data());
-  Mem by(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), y.data());
-  float a = 1.0f;
-  int reps = 8;
-  set_args(k, by.m, bx.m, a, reps);
+  const float a = 1.0f;
+  const int reps = 8;
+  SaxpyLoop s(ctx, n, reps, a);
+  auto& [prog, k, x, y, bx, by] = s;
 
   // Warm-up: enough runs for StarPU to calibrate this footprint on every device.
   for (int i = 0; i < 40; ++i)
@@ -282,17 +294,11 @@ TEST_CASE("under heft a chain of tiny kernels over PoCL and the native device se
   devs.push_back(native[0]);
   Context ctx(devs, heft);
   Queue q{ctx, nullptr};  // in-order context queue
-  Program prog(ctx, kSaxpyLoop);
-  Kernel k(prog, "saxpy_loop");
   // One work-item: PoCL's launch takes tens of times the native device's,
   // past the guard's "stranded" ratio.
   const size_t n = 1;
-  std::vector<float> x(n, 1.0f), y(n, 0.0f);
-  Mem bx(ctx, CL_MEM_COPY_HOST_PTR | CL_MEM_READ_ONLY, n * sizeof(float), x.data());
-  Mem by(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), y.data());
-  float a = 1.0f;
-  int reps = 1;
-  set_args(k, by.m, bx.m, a, reps);
+  SaxpyLoop s(ctx, n, 1);
+  auto& [prog, k, x, y, bx, by] = s;
   int runs = 0;
   for (; runs < 60; ++runs)  // calibration on every device, then the policy's choice
     CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
