@@ -31,8 +31,8 @@ double cpu_seconds() {
 void pause_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
 // CPU seconds of this process's threads named "OpenCL N": StarPU's workers
-// for the vendors' devices.
-double vendor_worker_cpu_seconds() {
+// for the vendors' devices (the native device's case below; unused without it).
+[[maybe_unused]] double vendor_worker_cpu_seconds() {
   double total = 0;
   const double tick = 1.0 / double(sysconf(_SC_CLK_TCK));
   for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
