@@ -27,7 +27,8 @@ namespace parasol::schedulers {
 // A command on `worker` spent `us` in StarPU's path beside its kernel.
 void note_starpu_path(int worker, double us);
 
-// The average of those (us); 0 before the first.
+// The average of those (us); 0 before the first, and for every device the
+// direct path reaches (TaskCommand notes only the others).
 double starpu_path_us(int worker);
 
 // Among `devices` (those not in held_back), the ones `direct` says no to whose

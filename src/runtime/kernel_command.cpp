@@ -129,8 +129,9 @@ bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
                  " yet: StarPU places it");
       return false;
     }
-    // A device only StarPU's path reaches pays that path on every command.
-    best = std::min(best, direct_capable(*d) ? t : t + schedulers::starpu_path_us(d->worker().worker_id));
+    // A device only StarPU's path reaches pays that path on every command
+    // (0 for the others).
+    best = std::min(best, t + schedulers::starpu_path_us(d->worker().worker_id));
     if (d == &resident)
       here = t;
     else if (!d->is_native() && kernel_->program()->context()->in_rotation(d))

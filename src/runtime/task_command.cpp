@@ -138,11 +138,11 @@ std::vector<core::Device*> TaskCommand::candidates() const {
   return out;
 }
 
-WorkerSet TaskCommand::workers_needed() const {
+WorkerSet TaskCommand::workers_needed(std::span<core::Device* const> candidates) const {
   if (pinned_) return worker_bit(pinned_->worker().worker_id) | workers_holding(handles_);
   if (!rotation_) return kEveryWorker;
   WorkerSet set = workers_holding(handles_);
-  for (core::Device* d : candidates())
+  for (core::Device* d : candidates)
     if (!held_back(d->worker().worker_id)) set |= worker_bit(d->worker().worker_id);
   return set;
 }
@@ -281,7 +281,7 @@ void TaskCommand::on_done(void* self) {
     schedulers::note_starpu_path(d->worker().worker_id,
                                  double((cmd->started_ - cmd->submitted_) + (now - cmd->finished_)) * 1e-3);
   if (d && cmd->calibration_.calibrating >= 0) {
-    std::uint64_t end = cmd->finished_ ? cmd->finished_ : now_ns();
+    std::uint64_t end = cmd->finished_ ? cmd->finished_ : now;
     double us = cmd->status_ == CL_COMPLETE ? double(end - cmd->started_) * 1e-3 : NAN;
     schedulers::calibration_ran(cmd->calibration_, cmd->task_, cmd->footprint(), *d,
                                 cmd->candidates(), cmd->sched_ctx_, us);
@@ -462,8 +462,8 @@ void TaskCommand::submit() {
   // Model-driven policies: on cold models see schedulers/calibration_guard.h;
   // among alike devices, a command goes where its output is, or to the least
   // loaded of them when none holds it (alike_placement.h).
+  const std::vector<core::Device*> devices = rotation_ ? candidates() : std::vector<core::Device*>{};
   if (rotation_ && task->cl->model && rotation_->data_aware()) {
-    const std::vector<core::Device*> devices = candidates();
     calibration_ = schedulers::place_for_calibration(task, footprint(), devices,
                                                      resident_device(), sched_ctx_);
     if (calibration_.calibrating < 0) {
@@ -476,7 +476,7 @@ void TaskCommand::submit() {
   task_ = task;
   finished_ = 0;
   submitted_ = now_ns();
-  demand_ = WorkerDemand::raise(workers_needed());
+  demand_ = WorkerDemand::raise(workers_needed(devices));
   log::debug("command '", name(), "' (event ", event.id(), ") goes to StarPU",
              calibration_.held_back.empty() ? "" : ", held back from some of its devices",
              calibration_.calibrating >= 0 ? ", to calibrate a model" : "");

@@ -6,8 +6,6 @@
 
 #include <starpu.h>
 
-#include <atomic>
-
 #include <span>
 #include <string>
 #include <vector>
@@ -89,8 +87,9 @@ class TaskCommand : public core::Command {
   // The devices of a context queue's context that may take the command.
   std::vector<core::Device*> candidates() const;
   // The workers its StarPU task needs awake (worker_parking.h): those that
-  // may run it and those whose memory holds its data.
-  WorkerSet workers_needed() const;
+  // may run it (on a context queue, of `candidates`, the context's) and
+  // those whose memory holds its data.
+  WorkerSet workers_needed(std::span<core::Device* const> candidates) const;
   bool held_back(int worker) const;
   core::Device* resident_device() const;
   // Whether a buffer the task writes is valid on device

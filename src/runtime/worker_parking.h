@@ -41,9 +41,6 @@ namespace parasol::runtime {
 void start_worker_parking();
 void stop_worker_parking();
 
-// One piece of work StarPU's workers must drive; while any is held, no
-// worker parks. Raised on construction by raise(), dropped on destruction
-// or by drop().
 // A set of StarPU workers (ids below STARPU_NMAXWORKERS), one bit each.
 using WorkerSet = std::uint64_t;
 static_assert(STARPU_NMAXWORKERS <= 64, "a WorkerSet holds every StarPU worker");
@@ -55,6 +52,9 @@ constexpr WorkerSet worker_bit(int worker) { return WorkerSet{1} << worker; }
 // data between main RAM and a vendor's device on that device's worker).
 WorkerSet workers_holding(std::span<const starpu_data_handle_t> handles);
 
+// One piece of work StarPU's workers must drive; while it is held, none of
+// the workers it names parks. Raised on construction by raise(), dropped on
+// destruction or by drop().
 class WorkerDemand {
  public:
   WorkerDemand() = default;  // holds nothing
