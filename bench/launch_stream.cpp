@@ -4,8 +4,9 @@
 // and queues. Prints microseconds per command (best of 5 rounds).
 //
 //   bench_launch_stream [platform-prefix]   (default: Parasol)
-// Environment: BENCH_COMMANDS [4000] per round, BENCH_STREAM [write] or
-// kernel (a 16-item kernel with two arguments, set once), BENCH_DEVICE: the
+// Environment: BENCH_COMMANDS [4000] per round, BENCH_STREAM [write], kernel
+// (a 16-item kernel with two arguments, set once) or chain (that kernel, each
+// returning an event the next one waits on), BENCH_DEVICE: the
 // first device whose name contains it (default: the platform's first),
 // BENCH_QUEUE [device] or context: a context queue (Parasol's) over every
 // device whose name contains BENCH_DEVICE, placed by the context's policy.
@@ -19,7 +20,8 @@ using namespace bench;
 int main(int argc, char** argv) {
   const std::string platform = argc > 1 ? argv[1] : "Parasol";
   const int n = env_int("BENCH_COMMANDS", 4000);
-  const bool kernels = env_string("BENCH_STREAM", "write") == "kernel";
+  const std::string stream = env_string("BENCH_STREAM", "write");
+  const bool chain = stream == "chain", kernels = chain || stream == "kernel";
   cl_platform_id p = find_platform(platform);
   auto devs = devices(p);
   if (devs.empty()) {
@@ -56,17 +58,25 @@ int main(int argc, char** argv) {
 
   float small[16] = {};
   double secs = best_of(5, [&] {
+    cl_event prev = nullptr;
     for (int i = 0; i < n; ++i) {
-      if (kernels)
+      if (chain) {
+        cl_event e;
+        BENCH_CHECK(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, prev ? 1 : 0,
+                                           prev ? &prev : nullptr, &e));
+        if (prev) clReleaseEvent(prev);
+        prev = e;
+      } else if (kernels)
         BENCH_CHECK(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr, nullptr));
       else
         BENCH_CHECK(clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, sizeof small, small, 0, nullptr,
                                          nullptr));
     }
+    if (prev) clReleaseEvent(prev);
     BENCH_CHECK(clFinish(q));
   });
   std::printf("%s on %s%s (%s): %.3f us per command, %d commands, best of 5\n",
-              kernels ? "16-item kernel" : "64-byte write",
+              chain ? "16-item kernel chain" : kernels ? "16-item kernel" : "64-byte write",
               context_queue ? "a context queue over " : "", device_name(dev).c_str(),
               platform.c_str(), secs * 1e6 / n, n);
   if (std::getenv("BENCH_THREAD_STATS")) print_thread_stats(stdout);

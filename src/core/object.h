@@ -40,7 +40,7 @@ const cl_icd_dispatch* dispatch_table();
 // null, foreign or released one without reading memory it does not own.
 namespace registry {
 void add(const void* handle, ObjectKind kind);
-void remove(const void* handle);
+void remove(const void* handle, ObjectKind kind);
 bool contains(const void* handle, ObjectKind kind);
 }  // namespace registry
 
@@ -82,7 +82,7 @@ class Object : public Handle {
   }
   void release_api() {
     if (api_refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      if (listed_) registry::remove(static_cast<Handle*>(this));
+      if (listed_) registry::remove(static_cast<Handle*>(this), Kind);
       static_cast<Derived*>(this)->on_last_api_release();
     }
     release();

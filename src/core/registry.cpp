@@ -99,33 +99,41 @@ Shard& shard_of(const void* handle) {
   return (*shards)[bits >> 58];  // the top 6 bits: 64 shards
 }
 
-// Bumped after every removal: a thread's remembered handles are live only
-// while it has not moved (a handle freed and its address reused since would
-// otherwise look live).
-std::atomic<std::uint64_t> g_removals{0};
+constexpr std::size_t kKinds = static_cast<std::size_t>(ObjectKind::Sampler) + 1;
+
+// Bumped after every removal of a handle of that kind: a thread's remembered
+// handle of a kind is live only while that kind's count has not moved (a
+// handle freed and its address reused since would otherwise look live). Per
+// kind, so the events a command stream creates and releases do not make its
+// queue and kernel be looked up again under a lock. One cache line each, so
+// event releases do not evict the other kinds' counts from readers' caches.
+struct alignas(64) RemovalCount {
+  std::atomic<std::uint64_t> n{0};
+};
+std::array<RemovalCount, kKinds> g_removals{};
 
 struct Remembered {
   const void* handle = nullptr;
   std::uint64_t removals = 0;
 };
-constexpr std::size_t kKinds = static_cast<std::size_t>(ObjectKind::Sampler) + 1;
 thread_local std::array<Remembered, kKinds> t_remembered;
 
 }  // namespace
 
 void add(const void* handle, ObjectKind kind) { shard_of(handle).add(handle, kind); }
 
-void remove(const void* handle) {
+void remove(const void* handle, ObjectKind kind) {
   shard_of(handle).remove(handle);
   // After the removal: a lookup that read the count before it and found the
   // handle remembers an older count, which no longer matches.
-  g_removals.fetch_add(1, std::memory_order_acq_rel);
+  g_removals[static_cast<std::size_t>(kind)].n.fetch_add(1, std::memory_order_acq_rel);
 }
 
 bool contains(const void* handle, ObjectKind kind) {
   if (!handle) return false;
-  Remembered& r = t_remembered[static_cast<std::size_t>(kind)];
-  const std::uint64_t removals = g_removals.load(std::memory_order_acquire);
+  const auto k = static_cast<std::size_t>(kind);
+  Remembered& r = t_remembered[k];
+  const std::uint64_t removals = g_removals[k].n.load(std::memory_order_acquire);
   if (r.handle == handle && r.removals == removals) return true;
   if (!shard_of(handle).contains(handle, kind)) return false;
   r = {handle, removals};
