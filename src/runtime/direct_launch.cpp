@@ -481,15 +481,15 @@ void wake_waiter(Lane& lane) {
 }
 
 // Whether a direct command may go without a vendor event of its own
-// (PARASOL_DIRECT_EVENTS): by default ("auto") on the vendors whose queues
-// fail every later command after a failed one, so that the later event
-// proving a command done carries its failure too. NVIDIA: an execution
-// error is CUDA's sticky error. PoCL: its in-order queue chains each command
-// to the one before, and a failed event fails its dependents (checked
-// directly: a failed write, a later write without a wait list and a marker
-// all end failed). A vendor that fails one command alone would have it look
-// successful. "batched": on every vendor (the suite's fault vendor makes its
-// execution errors sticky for test_fault_unevented); "each": never.
+// (PARASOL_DIRECT_EVENTS): by default ("auto") only on NVIDIA, where an
+// execution error is CUDA's sticky error that fails every later command
+// and marker as well, so the later event proving a command done carries
+// its failure too. PoCL fails only the commands already queued behind a
+// failed one: a write or marker enqueued after the failure completed
+// succeeds (checked on PoCL directly), so a proof enqueued then would have
+// the failed command look successful. "batched": on every vendor (the test
+// suite runs the direct-path tests so, and its fault vendor's execution
+// errors are sticky like CUDA's); "each": never.
 bool may_go_without_event(const core::Device& device) {
   enum class Events { Auto, Batched, Each };
   static const Events setting = [] {
@@ -498,8 +498,7 @@ bool may_go_without_event(const core::Device& device) {
     return s == "batched" ? Events::Batched : s == "each" ? Events::Each : Events::Auto;
   }();
   if (setting != Events::Auto) return setting == Events::Batched;
-  const std::string& vendor = device.vendor_platform_name();
-  return vendor.rfind("NVIDIA", 0) == 0 || vendor.rfind("Portable Computing Language", 0) == 0;
+  return device.vendor_platform_name().rfind("NVIDIA", 0) == 0;
 }
 
 // Whether this launch is the lane's periodic proof (under its order lock):

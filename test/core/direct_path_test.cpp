@@ -677,9 +677,7 @@ TEST_CASE("a context queue's kernels that another device could take go as record
   // through a later event, and no event would place them again.
   const char* events = std::getenv("PARASOL_DIRECT_EVENTS");
   const char* completion = std::getenv("PARASOL_DIRECT_COMPLETION");
-  // The suite's devices are PoCL's, whose lanes go without events unless
-  // PARASOL_DIRECT_EVENTS=each (src/runtime/direct_launch.cpp).
-  const bool unevented = direct_enabled() && !(events && std::string(events) == "each") &&
+  const bool unevented = direct_enabled() && events && std::string(events) == "batched" &&
                          !(completion && *completion);
   TwoDevices d;
   auto& [devs, ctx, qa, qb, qc, prog, k] = d;
