@@ -1,6 +1,8 @@
 // Whether a vendor runs independent commands of one queue, or of several
-// in-order queues, at the same time (no Parasol): the measurement behind a
-// device's lanes (src/runtime/direct_launch.h). The same work on one
+// in-order queues, at the same time, and whether Parasol's device queues over
+// the same device keep that (when Parasol is registered too): the
+// measurement behind a device's lanes and in-order queues' home lanes
+// (src/runtime/direct_launch.h). The same work on one
 // in-order queue, one out-of-order queue, and 2, 4 and 8 in-order queues
 // taken in turn: nbody's force blocks (independent, latency-bound on a GPU
 // at these sizes) and Black-Scholes' blocks (16 iterations, then pageable
@@ -10,6 +12,7 @@
 // Environment: BENCH_NBODY_N [16384] bodies, BENCH_BS_N [4194304] options,
 // BENCH_ROUNDS [9] (best and median).
 #include <algorithm>
+#include <memory>
 
 #include "bench_util.h"
 #include "blackscholes/blackscholes_kernels.h"
@@ -116,6 +119,71 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// One device's side: its context, the blocks' kernels and buffers.
+struct Side {
+  cl_device_id dev = nullptr;
+  cl_context ctx = nullptr;
+  std::vector<cl_mem> keep;
+  Blocks nbody;
+  BlackScholesBlocks bs;
+  Side(cl_device_id d, size_t nb_n, size_t bs_n) : dev(d) {
+    cl_int err;
+    ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
+    BENCH_CHECK(err);
+    nbody = nbody_blocks(ctx, nb_n, keep);
+    bs = bs_blocks(ctx, bs_n, keep);
+  }
+  ~Side() {
+    for (auto k : nbody.kernels) clReleaseKernel(k);
+    for (auto k : bs.blocks.kernels) clReleaseKernel(k);
+    for (cl_mem m : keep) clReleaseMemObject(m);
+    clReleaseContext(ctx);
+  }
+  Side(const Side&) = delete;
+  Side& operator=(const Side&) = delete;
+  cl_command_queue queue(cl_command_queue_properties props) const {
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, props, &err);
+    BENCH_CHECK(err);
+    return q;
+  }
+};
+
+// Round times (seconds) of one side with one set of queues.
+struct Times {
+  std::vector<double> nbody, bs;
+};
+
+// One round of each workload over qs, blocks taken in turn.
+void rounds_once(Side& s, const std::vector<cl_command_queue>& qs, Times& t) {
+  auto on = [&](unsigned block) { return qs[block % qs.size()]; };
+  auto finish = [&] {
+    for (auto q : qs) BENCH_CHECK(clFinish(q));
+  };
+  t.nbody.push_back(best_of(1, [&] {
+    for (int step = 0; step < 2; ++step) {
+      for (unsigned b = 0; b < kBlocks; ++b)
+        BENCH_CHECK(clEnqueueNDRangeKernel(on(b), s.nbody.kernels[b], 1, nullptr,
+                                           &s.nbody.items[b], nullptr, 0, nullptr, nullptr));
+      finish();
+    }
+  }));
+  t.bs.push_back(best_of(1, [&] {
+    for (int it = 0; it < 16; ++it)
+      for (unsigned b = 0; b < kBlocks; ++b)
+        BENCH_CHECK(clEnqueueNDRangeKernel(on(b), s.bs.blocks.kernels[b], 1, nullptr,
+                                           &s.bs.blocks.items[b], nullptr, 0, nullptr, nullptr));
+    for (unsigned b = 0; b < kBlocks; ++b) {
+      const size_t bytes = s.bs.blocks.items[b] * sizeof(float);
+      BENCH_CHECK(clEnqueueReadBuffer(on(b), s.bs.call[b], CL_FALSE, 0, bytes,
+                                      &s.bs.host_call[s.bs.first[b]], 0, nullptr, nullptr));
+      BENCH_CHECK(clEnqueueReadBuffer(on(b), s.bs.put[b], CL_FALSE, 0, bytes,
+                                      &s.bs.host_put[s.bs.first[b]], 0, nullptr, nullptr));
+    }
+    finish();
+  }));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -129,74 +197,60 @@ int main(int argc, char** argv) {
     }
   }
   cl_device_id dev = devices(p)[0];
-  cl_int err;
-  cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
-  BENCH_CHECK(err);
+  // Parasol's device over the same vendor device, measured in the same
+  // process, rounds interleaved (absent: the vendor alone).
+  cl_device_id pdev = nullptr;
+  if (cl_platform_id parasol = find_platform("Parasol"); parasol && parasol != p)
+    for (cl_device_id d : devices(parasol))
+      if (vendor_device_of(d) == dev) pdev = d;
   const size_t nb_n = env_int("BENCH_NBODY_N", 16384), bs_n = env_int("BENCH_BS_N", 4194304);
   const int rounds = env_int("BENCH_ROUNDS", 9);
-  std::vector<cl_mem> keep;
-  Blocks nbody = nbody_blocks(ctx, nb_n, keep);
-  BlackScholesBlocks bs = bs_blocks(ctx, bs_n, keep);
+  Side vendor(dev, nb_n, bs_n);
+  std::unique_ptr<Side> parasol = pdev ? std::make_unique<Side>(pdev, nb_n, bs_n) : nullptr;
 
   std::printf("%s (%s): %u blocks; nbody %zu bodies, 2 steps of force blocks; Black-Scholes %zu "
-              "options, 16 iterations, then pageable reads\n\n",
-              device_name(dev).c_str(), platform_name(p).c_str(), kBlocks, nb_n, bs_n);
-  std::printf("| queues | nbody best ms | median | Black-Scholes best ms | median |\n"
-              "|---|---|---|---|---|\n");
-  auto run = [&](const std::string& label, std::vector<cl_command_queue> qs) {
-    auto on = [&](unsigned block) { return qs[block % qs.size()]; };
-    auto finish = [&] {
-      for (auto q : qs) BENCH_CHECK(clFinish(q));
-    };
-    auto nbody_round = [&] {
-      for (int step = 0; step < 2; ++step) {
-        for (unsigned b = 0; b < kBlocks; ++b)
-          BENCH_CHECK(clEnqueueNDRangeKernel(on(b), nbody.kernels[b], 1, nullptr, &nbody.items[b],
-                                             nullptr, 0, nullptr, nullptr));
-        finish();
-      }
-    };
-    auto bs_round = [&] {
-      for (int it = 0; it < 16; ++it)
-        for (unsigned b = 0; b < kBlocks; ++b)
-          BENCH_CHECK(clEnqueueNDRangeKernel(on(b), bs.blocks.kernels[b], 1, nullptr,
-                                             &bs.blocks.items[b], nullptr, 0, nullptr, nullptr));
-      for (unsigned b = 0; b < kBlocks; ++b) {
-        const size_t bytes = bs.blocks.items[b] * sizeof(float);
-        BENCH_CHECK(clEnqueueReadBuffer(on(b), bs.call[b], CL_FALSE, 0, bytes,
-                                        &bs.host_call[bs.first[b]], 0, nullptr, nullptr));
-        BENCH_CHECK(clEnqueueReadBuffer(on(b), bs.put[b], CL_FALSE, 0, bytes,
-                                        &bs.host_put[bs.first[b]], 0, nullptr, nullptr));
-      }
-      finish();
-    };
-    nbody_round();  // warm-up
-    bs_round();
-    std::vector<double> tn, tb;
-    for (int r = 0; r < rounds; ++r) {
-      tn.push_back(best_of(1, nbody_round));
-      tb.push_back(best_of(1, bs_round));
+              "options, 16 iterations, then pageable reads; best / median of %d rounds, ms%s\n\n",
+              device_name(dev).c_str(), platform_name(p).c_str(), kBlocks, nb_n, bs_n, rounds,
+              pdev ? "; Parasol's device queues over the same device beside (ratio: the "
+                     "vendor's median round over Parasol's)"
+                   : "");
+  if (pdev)
+    std::printf("| queues | nbody, vendor | nbody, Parasol | ratio | Black-Scholes, vendor | "
+                "Black-Scholes, Parasol | ratio |\n|---|---|---|---|---|---|---|\n");
+  else
+    std::printf("| queues | nbody | Black-Scholes |\n|---|---|---|\n");
+  auto run = [&](const std::string& label, int count, cl_command_queue_properties props) {
+    std::vector<cl_command_queue> vq, pq;
+    for (int i = 0; i < count; ++i) {
+      vq.push_back(vendor.queue(props));
+      if (parasol) pq.push_back(parasol->queue(props));
     }
-    std::printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", label.c_str(),
-                *std::min_element(tn.begin(), tn.end()) * 1e3, median(tn) * 1e3,
-                *std::min_element(tb.begin(), tb.end()) * 1e3, median(tb) * 1e3);
-    for (auto q : qs) clReleaseCommandQueue(q);
+    Times vt, pt, warm;
+    rounds_once(vendor, vq, warm);
+    if (parasol) rounds_once(*parasol, pq, warm);
+    for (int r = 0; r < rounds; ++r) {
+      rounds_once(vendor, vq, vt);
+      if (parasol) rounds_once(*parasol, pq, pt);
+    }
+    auto cell = [](const std::vector<double>& v) {
+      char out[64];
+      std::snprintf(out, sizeof out, "%.2f / %.2f", *std::min_element(v.begin(), v.end()) * 1e3,
+                    median(v) * 1e3);
+      return std::string(out);
+    };
+    if (parasol)
+      std::printf("| %s | %s | %s | %.2fx | %s | %s | %.2fx |\n", label.c_str(),
+                  cell(vt.nbody).c_str(), cell(pt.nbody).c_str(),
+                  median(vt.nbody) / median(pt.nbody), cell(vt.bs).c_str(), cell(pt.bs).c_str(),
+                  median(vt.bs) / median(pt.bs));
+    else
+      std::printf("| %s | %s | %s |\n", label.c_str(), cell(vt.nbody).c_str(),
+                  cell(vt.bs).c_str());
+    for (auto q : vq) clReleaseCommandQueue(q);
+    for (auto q : pq) clReleaseCommandQueue(q);
   };
-  auto queue = [&](cl_command_queue_properties props) {
-    cl_command_queue q = clCreateCommandQueue(ctx, dev, props, &err);
-    BENCH_CHECK(err);
-    return q;
-  };
-  run("1 in-order", {queue(0)});
-  run("1 out-of-order", {queue(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)});
-  for (int k : {2, 4, 8}) {
-    std::vector<cl_command_queue> qs;
-    for (int i = 0; i < k; ++i) qs.push_back(queue(0));
-    run(std::to_string(k) + " in-order, in turn", qs);
-  }
-  for (auto k : nbody.kernels) clReleaseKernel(k);
-  for (auto k : bs.blocks.kernels) clReleaseKernel(k);
-  for (cl_mem m : keep) clReleaseMemObject(m);
-  clReleaseContext(ctx);
+  run("1 in-order", 1, 0);
+  run("1 out-of-order", 1, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  for (int k : {2, 4, 8}) run(std::to_string(k) + " in-order, in turn", k, 0);
   return 0;
 }

@@ -12,7 +12,10 @@ namespace parasol::core {
 
 CommandQueue::CommandQueue(Context* context, Device* device,
                            cl_command_queue_properties properties)
-    : context_(context), device_(device), properties_(properties) {}
+    : context_(context),
+      device_(device),
+      properties_(properties),
+      home_lane_(in_order() ? runtime::next_home_lane(device) : 0) {}
 
 void CommandQueue::recorded(Device* on) {
   went_direct();  // finish() and flush_direct() look at its lane now

@@ -28,6 +28,10 @@ class CommandQueue final
   Device* device() const { return device_; }  // null for a context queue
   cl_command_queue_properties properties() const { return properties_; }
   bool in_order() const { return !(properties_ & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE); }
+  // In order: the lane of each device its direct commands and records take
+  // (runtime::home_lane_on()), so that separate in-order queues run side by
+  // side on the vendor.
+  unsigned home_lane() const { return home_lane_; }
 
   // Enqueues a command: creates its event, wires its dependencies (wait list
   // plus queue order) and starts it. Returns the event (one internal
@@ -42,11 +46,12 @@ class CommandQueue final
   bool records_allowed() const {
     return in_order() && !(properties_ & CL_QUEUE_PROFILING_ENABLE);
   }
-  // launch(previous, tail) sends the command to its vendor and returns the
-  // device, or null: then it needs an event (enqueue()). previous: the
-  // queue's command before it, if that has an event; tail: the device of
-  // the records queued after previous, if any (the record may go there
-  // only). Under the queue's lock, so that queue order is lane order.
+  // launch(previous, tail) sends the command to its vendor (on the queue's
+  // home lane) and returns the device, or null: then it needs an event
+  // (enqueue()). previous: the queue's command before it, if that has an
+  // event; tail: the device of the records queued after previous, if any
+  // (the record may go there only). Under the queue's lock, so that queue
+  // order is lane order.
   template <class Launch>
   bool try_record(Launch&& launch) {
     if (!records_allowed()) return false;
@@ -76,6 +81,7 @@ class CommandQueue final
   Ref<Context> context_;
   Device* device_;
   cl_command_queue_properties properties_;
+  unsigned home_lane_;
 
   // Under mutex_: a record went to on's lane (try_record()).
   void recorded(Device* on);

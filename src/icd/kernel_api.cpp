@@ -316,7 +316,7 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
       runtime::KernelCommand::may_record(*q, *k)) {
     runtime::KernelCommand launch(k, view, range, q->device(), sched_ctx);
     if (q->try_record([&](core::Event* previous, const core::Device* tail) {
-          return launch.record(previous, tail);
+          return launch.record(previous, tail, q->home_lane());
         }))
       return CL_SUCCESS;
   }

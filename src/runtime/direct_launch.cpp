@@ -128,6 +128,7 @@ struct Lane {
   // chain there). Compared, never followed: a hint, may be stale.
   std::atomic<const void*> newest{nullptr};
   std::atomic<unsigned> turn{0};  // lane 0's: the next lane to spread a command to
+  std::atomic<unsigned> homes{0};  // lane 0's: the next in-order device queue's home
   std::mutex order;            // one vendor enqueue + push at a time (DirectSlot, markers)
   // Under order: launches since the last periodic proof (DirectSlot) or
   // marker, and when that was.
@@ -204,6 +205,19 @@ unsigned lane_count(const core::Device& device) {
   }();
   if (setting > 0) return static_cast<unsigned>(setting);
   return (device.type() & CL_DEVICE_TYPE_GPU) ? 4 : 1;
+}
+
+unsigned next_home_lane(const core::Device* device) {
+  static std::atomic<unsigned> context_queues{0};
+  std::atomic<unsigned>& turn = device ? lane_slot(*device, 0).homes : context_queues;
+  return turn.fetch_add(1, std::memory_order_relaxed);
+}
+
+unsigned home_lane_on(const core::Device& device, unsigned home) {
+  const unsigned count = lane_count(device);
+  if (count == 1) return 0;
+  const unsigned lane = home % count;
+  return lane == 0 || queue_of(lane_of(device, lane)) ? lane : 0;  // else the vendor refused it
 }
 
 VendorPlace starpu_place(const core::Device& device) { return {device.worker().queue, {}}; }
@@ -558,6 +572,8 @@ LaneChoice::LaneChoice(const core::Event& event, std::span<core::Event* const> d
     if (!follows)
       lane_ = lane_slot(device, 0).turn.fetch_add(1, std::memory_order_relaxed) % count;
     if (!queue_of(lane_of(device, lane_))) lane_ = 0;  // the vendor refused its queue
+  } else if (event.queue()) {
+    lane_ = home_lane_on(device, event.queue()->home_lane());
   }
   for (const core::Event* e : deps) {
     if (!running_here(e) || e->direct_lane() == lane_) continue;
@@ -586,8 +602,8 @@ DirectSlot::DirectSlot(const core::Device& device, unsigned lane, bool event_nee
   wants_event_ = event_needed || completion_mode() != Completion::Waiter || periodic_ || !unevented;
 }
 
-DirectSlot::DirectSlot(const core::Device& device, bool event_needed)
-    : DirectSlot(device, 0, event_needed, {}) {}
+DirectSlot::DirectSlot(const core::Device& device, unsigned lane)
+    : DirectSlot(device, lane, false, {}) {}
 
 DirectSlot::DirectSlot(const core::Event& event, const LaneChoice& choice)
     : DirectSlot(*event.executed_on(), choice.lane(), event.profiled() || event.awaited(),
@@ -679,7 +695,7 @@ void complete_watch(void* event, cl_int, std::uint64_t) {
 
 void queue_behind_lane(core::Event& event, core::Device& device) {
   event.begin_direct(&device);
-  DirectSlot slot(device);
+  DirectSlot slot(device, home_lane_on(device, event.queue()->home_lane()));
   LeasePins none;
   hand_over_direct(slot, event, none, nullptr, &complete_watch, &event);
 }

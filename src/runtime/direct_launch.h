@@ -85,6 +85,19 @@ bool dependencies_allow(const core::Device& device, std::span<core::Event* const
 constexpr unsigned kMaxLanes = 8;
 unsigned lane_count(const core::Device& device);
 
+// An in-order queue's own lane on each device (its home): its direct
+// commands and records go there, so the vendor runs the commands of
+// different in-order queues side by side, as it does for its own queues
+// (eight in-order queues ran eight latency-bound nbody blocks 7.7x faster
+// than one on an H200: docs/benchmarks.md), while each queue's order stays
+// one vendor queue's order. next_home_lane() gives a new queue's: a device
+// queue takes its device's lanes in turn, the first lane 0 (StarPU's
+// queue, as before homes: one queue per device behaves as it did); a
+// context queue takes a turn of all contexts' queues. home_lane_on() maps
+// it onto a device's lanes.
+unsigned next_home_lane(const core::Device* device);
+unsigned home_lane_on(const core::Device& device, unsigned home);
+
 // Where a direct command goes: its lane's vendor queue, behind the vendor
 // events it must wait for on the device's other lanes.
 struct VendorPlace {
@@ -97,7 +110,8 @@ VendorPlace starpu_place(const core::Device& device);
 
 // The lane event's direct command takes on its device (after
 // event.begin_direct()), and what it waits for on the others. A command of
-// an in-order queue takes lane 0, as the queue's records do. One of an out-of-order queue continues the lane whose newest
+// an in-order queue takes its queue's home lane, as the queue's records do.
+// One of an out-of-order queue continues the lane whose newest
 // command it depends on, else takes the next lane in turn. Each dependency
 // still running on another lane gives a vendor event to wait for: its own,
 // or a marker behind it there (that lane is flushed: OpenCL leaves waiting
@@ -167,8 +181,9 @@ class DirectSlot {
   // After event.begin_direct(), on the lane chosen.
   DirectSlot(const core::Event& event, const LaneChoice& choice);
   // For a command without a Parasol event (a record: hand_over_record()),
-  // on lane 0, as every command of its in-order queue.
-  explicit DirectSlot(const core::Device& device, bool event_needed = false);
+  // on its in-order queue's home lane (home_lane_on()), as every command of
+  // that queue.
+  DirectSlot(const core::Device& device, unsigned lane);
   DirectSlot(const DirectSlot&) = delete;
   DirectSlot& operator=(const DirectSlot&) = delete;
   // The vendor queue and wait list of the enqueue.
@@ -230,9 +245,9 @@ void hand_over_record(DirectSlot& slot, LeasePins& pins, cl_event done, DirectEn
                       void* self, std::uint64_t launch_time);
 
 // Starts event, which has no command, as a direct one on device: it
-// completes once everything in device's lane 0 now has (the queue's records
-// it stands for). The event's own status is CL_COMPLETE whatever theirs:
-// queue order orders, it does not propagate failures.
+// completes once everything in its queue's home lane of device now has (the
+// queue's records it stands for). The event's own status is CL_COMPLETE
+// whatever theirs: queue order orders, it does not propagate failures.
 void queue_behind_lane(core::Event& event, core::Device& device);
 
 // The hooks of core::Event and core::CommandQueue for direct commands:

@@ -35,8 +35,9 @@ class KernelCommand final : public TaskCommand {
                      std::span<core::Event* const> named) override;
   // Sends the launch to its vendor without a Parasol event, for
   // core::CommandQueue::try_record(): the device, or null if it needs one.
-  core::Device* record(core::Event* previous, const core::Device* tail) {
-    return try_record(previous, tail);
+  // home: the queue's home lane (core::CommandQueue::home_lane()).
+  core::Device* record(core::Event* previous, const core::Device* tail, unsigned home) {
+    return try_record(previous, tail, home);
   }
   // Whether a launch of kernel on queue could go as a record at all, looked
   // at before one is built for nothing (TaskCommand::try_record() decides):

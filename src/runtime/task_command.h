@@ -73,8 +73,9 @@ class TaskCommand : public core::Command {
   // queue, where another device could take the command, only on a lane
   // without vendor events and not as its periodic proof: elsewhere a
   // command placed again after a device-level failure needs its event.
-  // Only leases already held (the queue's lock is held meanwhile).
-  core::Device* try_record(core::Event* previous, const core::Device* tail);
+  // Only leases already held (the queue's lock is held meanwhile). On the
+  // queue's home lane (home: core::CommandQueue::home_lane()).
+  core::Device* try_record(core::Event* previous, const core::Device* tail, unsigned home);
   // On a context queue: whether the policy would keep the command on
   // `resident`, the device holding all of its data (else StarPU decides).
   virtual bool policy_keeps_on(const core::Device& /*resident*/) const { return true; }

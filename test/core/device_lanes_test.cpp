@@ -180,7 +180,7 @@ TEST_CASE("independent kernels of an out-of-order queue spread over lanes, and t
   clReleaseKernel(update);
 }
 
-TEST_CASE("an in-order queue keeps every command on lane 0") {
+TEST_CASE("an in-order queue keeps every command on one lane") {
   OnPocl on(0);
   cl_context ctx = on.ctx;
   cl_command_queue q = on.q;
@@ -211,7 +211,7 @@ TEST_CASE("an in-order queue keeps every command on lane 0") {
   const std::string log = captured_log().take();
   INFO(log.substr(0, 4000));
   CHECK(count(log, "goes directly to") >= 8);
-  CHECK(lanes_logged(log) == std::set<std::string>{"0"});
+  CHECK(lanes_logged(log).size() == 1);
   std::vector<float> out(n);
   CL_REQUIRE(clEnqueueReadBuffer(q, acc, CL_TRUE, 0, n * sizeof(float), out.data(), 0, nullptr,
                                  nullptr));
@@ -220,4 +220,95 @@ TEST_CASE("an in-order queue keeps every command on lane 0") {
   clReleaseMemObject(acc);
   clReleaseMemObject(pos_buf);
   clReleaseKernel(forces);
+}
+
+TEST_CASE("separate in-order queues of one device take separate lanes, keep their own orders, "
+          "and wait across lanes for each other's events") {
+  // Four in-order queues on one device, as an application that wants its
+  // streams to run side by side makes them (a GPU vendor runs its own
+  // in-order queues so). Each applies x = 2x + (q + 1) to its own buffer,
+  // step after step, with records (no events) and evented kernels mixed:
+  // any reordering within a queue gives another value. Then queue 0 adds
+  // every other queue's buffer, waiting for their last events: without the
+  // waits across lanes it reads older values.
+  auto devs = pocl_devices();
+  REQUIRE(!devs.empty());
+  cl_device_id dev = devs[0];
+  cl_int err;
+  Context ctx({dev});
+  cl_program prog = build_program(ctx, R"(
+    __kernel void twice_plus(__global float* x, float add) {
+      size_t i = get_global_id(0); x[i] = 2.0f * x[i] + add;
+    }
+    __kernel void gather(__global float* x, __global const float* a, __global const float* b,
+                         __global const float* c) {
+      size_t i = get_global_id(0); x[i] = x[i] + a[i] + b[i] + c[i];
+    })", err);
+  CL_REQUIRE(err);
+  constexpr int kQueues = 4, kSteps = 12;
+  const size_t n = 1024;
+  std::vector<cl_command_queue> qs(kQueues);
+  std::vector<cl_mem> bufs(kQueues);
+  std::vector<cl_kernel> steps(kQueues);
+  for (int i = 0; i < kQueues; ++i) {
+    qs[i] = clCreateCommandQueue(ctx, dev, 0, &err);
+    CL_REQUIRE(err);
+    bufs[i] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * sizeof(float), nullptr, &err);
+    CL_REQUIRE(err);
+    steps[i] = clCreateKernel(prog, "twice_plus", &err);
+    CL_REQUIRE(err);
+    set_args(steps[i], bufs[i], float(i + 1));
+    const float zero = 0.0f;
+    CL_REQUIRE(clEnqueueFillBuffer(qs[i], bufs[i], &zero, sizeof zero, 0, n * sizeof(float), 0,
+                                   nullptr, nullptr));
+    // The buffer leased on the device: what follows goes direct.
+    CL_REQUIRE(clEnqueueNDRangeKernel(qs[i], steps[i], 1, nullptr, &n, nullptr, 0, nullptr,
+                                      nullptr));
+  }
+  for (cl_command_queue q : qs) CL_REQUIRE(clFinish(q));
+  captured_log().take();
+  std::vector<cl_event> last(kQueues, nullptr);
+  for (int s = 1; s < kSteps; ++s)
+    for (int i = 0; i < kQueues; ++i) {
+      const bool evented = s % 3 == 0 || s == kSteps - 1;
+      cl_event* out = evented ? &last[i] : nullptr;
+      if (out && *out) clReleaseEvent(*out);
+      // The last step's event stays for the gather below.
+      CL_REQUIRE(clEnqueueNDRangeKernel(qs[i], steps[i], 1, nullptr, &n, nullptr, 0, nullptr, out));
+    }
+  cl_kernel gather = clCreateKernel(prog, "gather", &err);
+  CL_REQUIRE(err);
+  set_args(gather, bufs[0], bufs[1], bufs[2], bufs[3]);
+  CL_REQUIRE(clEnqueueNDRangeKernel(qs[0], gather, 1, nullptr, &n, nullptr, kQueues - 1,
+                                    last.data() + 1, nullptr));
+  std::vector<float> out(n);
+  CL_REQUIRE(clEnqueueReadBuffer(qs[0], bufs[0], CL_TRUE, 0, n * sizeof(float), out.data(), 0,
+                                 nullptr, nullptr));
+  // The CPU's values: kSteps steps of x = 2x + (i + 1) from 0, then the sum.
+  float want = 0.0f;
+  for (int i = 0; i < kQueues; ++i) {
+    float x = 0.0f;
+    for (int s = 0; s < kSteps; ++s) x = 2.0f * x + float(i + 1);
+    want += x;
+  }
+  size_t bad = 0;
+  for (float v : out) bad += v != want;
+  INFO("first value " << out[0] << ", expected " << want);
+  CHECK(bad == 0);
+
+  // The queues' direct commands went to more than one lane.
+  const std::string log = captured_log().take();
+  INFO(log.substr(0, 4000));
+  CHECK(count(log, "goes directly to") >= kQueues * (kSteps - 1));
+  CHECK(lanes_logged(log).size() >= 2);
+
+  for (cl_event e : last)
+    if (e) clReleaseEvent(e);
+  clReleaseKernel(gather);
+  for (int i = 0; i < kQueues; ++i) {
+    clReleaseKernel(steps[i]);
+    clReleaseMemObject(bufs[i]);
+    clReleaseCommandQueue(qs[i]);
+  }
+  clReleaseProgram(prog);
 }
