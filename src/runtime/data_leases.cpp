@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -25,20 +24,22 @@ struct Lease {
   std::size_t bytes;
   // Twice the pins (direct commands between pin and vendor enqueue), plus
   // kRecalled once out of the table (given back when the last pin goes and
-  // its uses completed). One word, so the command that unpins without a
-  // vendor event (most of them) needs no lock: whichever of the last unpin
-  // and the recall comes second sees the other and gives the lease back.
+  // its uses completed). One word, so a command's unpin needs no lock:
+  // whichever of the last unpin and the recall comes second sees the other
+  // and gives the lease back.
   std::atomic<unsigned> state{0};
   static constexpr unsigned kRecalled = 1, kPin = 2;
   // The lease itself, from a recall that found it pinned until the last
   // unpin gave it back: pins are plain pointers.
   std::shared_ptr<Lease> keep_alive;
-  // Retained vendor events of the commands that used it, in about the order
-  // they were enqueued on the device's in-order vendor queue. Under the
-  // table's lock until the give-back, which only the last holder makes.
-  std::deque<cl_event> uses;
-  // And the device's lanes where commands without an event used it (a bit each).
-  std::atomic<unsigned> unevented_lanes{0};
+  // The device's lanes where vendor commands used it (a bit each): the
+  // give-back waits behind a marker on each. Not their vendor events, even
+  // where they have one: retaining every command's event under the table's
+  // lock, and pruning them, cost an evented command about 800 instructions
+  // on the enqueuing thread (callgrind, PoCL's 64-byte writes), where a bit
+  // costs a load. A recall may then wait for later commands of those lanes
+  // too; recalls are rare, uses are every command.
+  std::atomic<unsigned> used_lanes{0};
 };
 
 namespace {
@@ -49,20 +50,6 @@ bool covers(starpu_data_access_mode held, starpu_data_access_mode wanted) {
 
 bool conflicts(starpu_data_access_mode a, starpu_data_access_mode b) {
   return (a & STARPU_W) || (b & STARPU_W);
-}
-
-// Drops the oldest uses once completed, so a long-held lease does not
-// accumulate vendor events. Only from the front, and once every 16 uses:
-// scanning every use at every command made a long stream of queued
-// commands quadratic. (The vendor queue runs in order, so the front
-// completes first; a use enqueued out of turn by a racing thread merely
-// stays a little longer.)
-void prune(std::deque<cl_event>& uses) {
-  if (uses.size() % 16 != 0) return;
-  while (!uses.empty() && vendor_event_status(uses.front(), CL_QUEUED) <= CL_COMPLETE) {
-    clReleaseEvent(uses.front());
-    uses.pop_front();
-  }
 }
 
 // Waits until every command enqueued on queue so far has completed: a
@@ -82,25 +69,19 @@ void wait_behind(cl_command_queue queue) {
 // StarPU callbacks that must not run under the caller's locks.
 void give_back(Lease& lease) {
   SmallVector<cl_command_queue, kMaxLanes> behind;
-  const unsigned lanes = lease.unevented_lanes.load(std::memory_order_relaxed);
+  const unsigned lanes = lease.used_lanes.load(std::memory_order_relaxed);
   for (unsigned i = 0; i < kMaxLanes; ++i)
     if (lanes & (1u << i)) behind.push_back(lane_queue(*lease.device, i));
-  defer_release([uses = std::move(lease.uses), handle = lease.handle, node = lease.node,
-                 behind = std::move(behind)] {
+  defer_release([handle = lease.handle, node = lease.node, behind = std::move(behind)] {
     for (cl_command_queue q : behind) wait_behind(q);
-    for (cl_event e : uses) {
-      clWaitForEvents(1, &e);
-      clReleaseEvent(e);
-    }
     WorkerDemand demand = WorkerDemand::raise();
     starpu_data_release_on_node(handle, static_cast<int>(node));
   });
-  lease.uses.clear();
 }
 
 }  // namespace
 
-LeasePins::~LeasePins() { used_by(nullptr); }
+LeasePins::~LeasePins() { unused(); }
 
 void* LeasePins::interface(std::size_t i) const { return interfaces_[i]; }
 
@@ -167,34 +148,18 @@ static LeaseTable& table() {
   return *t;
 }
 
-void LeasePins::used_without_event(unsigned lane) { unpin(nullptr, 1u << lane); }
+void LeasePins::used_on(unsigned lane) { unpin(1u << lane); }
 
-void LeasePins::used_by(cl_event done) { unpin(done, 0); }
-
-void LeasePins::unpin(cl_event use, unsigned unevented_lanes) {
-  if (leases_.empty()) return;
-  const auto drop_pin = [](Lease* l) {
+void LeasePins::unpin(unsigned lanes) {
+  for (Lease* l : leases_) {
+    if ((l->used_lanes.load(std::memory_order_relaxed) & lanes) != lanes)
+      l->used_lanes.fetch_or(lanes, std::memory_order_relaxed);
     // Pins and recalled both went: the recall saw a pin and left the
     // give-back, and the lease itself, to this last unpin.
     if (l->state.fetch_sub(Lease::kPin, std::memory_order_acq_rel) ==
         Lease::kPin + Lease::kRecalled) {
       give_back(*l);
       std::shared_ptr<Lease> last = std::move(l->keep_alive);  // l goes with it
-    }
-  };
-  if (use) {
-    std::lock_guard lock(table().mutex);
-    for (Lease* l : leases_) {
-      clRetainEvent(use);
-      l->uses.push_back(use);
-      prune(l->uses);
-      drop_pin(l);
-    }
-  } else {
-    for (Lease* l : leases_) {
-      if ((l->unevented_lanes.load(std::memory_order_relaxed) & unevented_lanes) != unevented_lanes)
-        l->unevented_lanes.fetch_or(unevented_lanes, std::memory_order_relaxed);
-      drop_pin(l);
     }
   }
   leases_.clear();

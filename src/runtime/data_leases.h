@@ -53,20 +53,17 @@ class LeasePins {
 
   // The device copy of the i-th handle pinned (its StarPU interface).
   void* interface(std::size_t i) const;
-  // The vendor command that uses the leases (null: none was enqueued);
-  // unpins them.
-  void used_by(cl_event done);
-  // The same for a vendor command enqueued without an event on the given
-  // lane of its device: giving the leases back then waits for a marker
-  // behind it there.
-  void used_without_event(unsigned lane);
+  // The vendor command that uses the leases went to that lane of their
+  // device (with or without a vendor event of its own): giving the leases
+  // back then waits for a marker behind it there. Unpins them.
+  void used_on(unsigned lane);
+  // No vendor command was enqueued: unpins them.
+  void unused() { unpin(0); }
 
  private:
   friend class DataLeases;
-  // use: the vendor event to wait for before a give-back (null: none);
-  // unevented_lanes: the lanes where a vendor command without one used the
-  // leases (a bit each).
-  void unpin(cl_event use, unsigned unevented_lanes);
+  // lanes: where a vendor command used the leases (a bit each; 0: none).
+  void unpin(unsigned lanes);
   // Pins found (one lease per handle, all on node), under the table's lock.
   void hold(const PinnedLeases& found, std::span<const starpu_data_handle_t> handles,
             unsigned node);

@@ -612,10 +612,7 @@ DirectSlot::DirectSlot(const core::Event& event, const LaneChoice& choice)
 unsigned DirectSlot::join(LeasePins& pins, cl_event done,
                           DirectEnd complete, void* self, bool owned, std::uint64_t launch_time,
                           const core::Event* event) {
-  if (done)
-    pins.used_by(done);
-  else
-    pins.used_without_event(index_);
+  pins.used_on(index_);
   unsigned launched;
   bool was_empty;
   {

@@ -125,7 +125,7 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
     slot.release();
     log::error(what, " of buffer data on ", device->label(),
                " refused by the vendor: ", error_name(err), " (", err, ")");
-    pins.used_by(nullptr);
+    pins.unused();
     done_ = nullptr;
     if (trace::enabled()) trace::record(event, nullptr, bytes_, err);
     event.complete(err);  // may destroy this command

@@ -364,7 +364,7 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
     // The vendor refused it (the event fails with its error), or there was
     // nothing to enqueue (a migration: the leases brought the data).
     slot.release();
-    pins.used_by(nullptr);
+    pins.unused();
     on_done(this);
     return true;
   }
