@@ -155,7 +155,7 @@ struct Times {
 };
 
 // One round of each workload over qs, blocks taken in turn.
-void rounds_once(Side& s, const std::vector<cl_command_queue>& qs, Times& t) {
+void one_round(Side& s, const std::vector<cl_command_queue>& qs, Times& t) {
   auto on = [&](unsigned block) { return qs[block % qs.size()]; };
   auto finish = [&] {
     for (auto q : qs) BENCH_CHECK(clFinish(q));
@@ -226,11 +226,11 @@ int main(int argc, char** argv) {
       if (parasol) pq.push_back(parasol->queue(props));
     }
     Times vt, pt, warm;
-    rounds_once(vendor, vq, warm);
-    if (parasol) rounds_once(*parasol, pq, warm);
+    one_round(vendor, vq, warm);
+    if (parasol) one_round(*parasol, pq, warm);
     for (int r = 0; r < rounds; ++r) {
-      rounds_once(vendor, vq, vt);
-      if (parasol) rounds_once(*parasol, pq, pt);
+      one_round(vendor, vq, vt);
+      if (parasol) one_round(*parasol, pq, pt);
     }
     auto cell = [](const std::vector<double>& v) {
       char out[64];
