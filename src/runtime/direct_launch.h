@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <span>
 
 #include "core/context.h"
@@ -97,6 +98,12 @@ unsigned lane_count(const core::Device& device);
 // it onto a device's lanes.
 unsigned next_home_lane(const core::Device* device);
 unsigned home_lane_on(const core::Device& device, unsigned home);
+// The lane a record of the in-order queue whose home is `home` takes on
+// device (its home there), or none if previous (the queue's command before
+// it, if that has an event) does not let it go there now
+// (dependencies_allow()).
+std::optional<unsigned> record_lane(const core::Device& device, unsigned home,
+                                    core::Event* previous);
 
 // Where a direct command goes: its lane's vendor queue, behind the vendor
 // events it must wait for on the device's other lanes.

@@ -153,11 +153,9 @@ core::Device* DirectTransfer::record(const core::CommandQueue& queue, core::Even
   bool take = false;
   core::Device* target = device(queue, lease_keys(), false, pins, take);
   if (!target || (tail && target != tail)) return nullptr;
-  const unsigned lane = home_lane_on(*target, queue.home_lane());
-  core::Event* const before[] = {previous};
-  if (!dependencies_allow(*target, {before, previous ? 1u : 0u}, static_cast<int>(lane)))
-    return nullptr;
-  DirectSlot slot(*target, lane);
+  const std::optional<unsigned> lane = record_lane(*target, queue.home_lane(), previous);
+  if (!lane) return nullptr;
+  DirectSlot slot(*target, *lane);
   cl_event done = nullptr;
   if (enqueue(pins, slot.place(), slot.event_out(done)) != CL_SUCCESS) {
     // With an event, the same attempt says why and fails that event.
@@ -165,7 +163,7 @@ core::Device* DirectTransfer::record(const core::CommandQueue& queue, core::Even
     return nullptr;
   }
   log::debug(kWhat[static_cast<int>(form.kind)], " (no event) goes directly to ",
-             target->label(), ", lane ", lane, ",");
+             target->label(), ", lane ", *lane, ",");
   // Counted now: clFinish may return before the record's end has run.
   count_transfer(*target, form);
   hand_over_record(slot, pins, done, &on_record_done, target, 0);

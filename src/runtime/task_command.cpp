@@ -396,16 +396,14 @@ core::Device* TaskCommand::try_record(core::Event* previous, const core::Device*
   core::Device* device = direct_target();
   if (!device || (tail && tail != device)) return nullptr;
   if (elsewhere && !lane_goes_without_events(*device)) return nullptr;
-  const unsigned lane = home_lane_on(*device, home);
-  core::Event* const before[] = {previous};
-  if (!dependencies_allow(*device, {before, previous ? 1u : 0u}, static_cast<int>(lane)))
-    return nullptr;
+  const std::optional<unsigned> lane = record_lane(*device, home, previous);
+  if (!lane) return nullptr;
   LeasePins pins;
   if (!DataLeases::instance().pin(*device, handles_, modes_, false, pins)) return nullptr;
   SmallVector<void*, 16> buffers;
   for (std::size_t i = 0; i < handles_.size(); ++i) buffers.push_back(pins.interface(i));
   const std::uint64_t launched = now_ns();
-  DirectSlot slot(*device, lane);
+  DirectSlot slot(*device, *lane);
   if (elsewhere && slot.wants_event()) {
     slot.release();
     return nullptr;
@@ -418,7 +416,7 @@ core::Device* TaskCommand::try_record(core::Event* previous, const core::Device*
     return nullptr;
   }
   log::debug("command '", name(), "' (no event) goes directly to ", device->label(), ", lane ",
-             lane, ",");
+             *lane, ",");
   hand_over_record(slot, pins, done, &TaskCommand::on_record_done, device, launched);
   return device;
 }
