@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <string_view>
@@ -253,8 +254,9 @@ void wait_settled(Lane& lane) {
   lane.settled.wait(lock, [&] { return lane.completing == 0; });
 }
 
-// Completes the lane's commands the vendor finished: those up to a
-// completed event, and (after a clFinish) those pushed up to `through`.
+// Completes the lane's commands the vendor finished: those pushed up to
+// `through` (the caller's proof: a clFinish, a completed event), then those
+// up to a completed event it finds.
 // How many entries left the lane.
 //
 // The vendor is asked outside the lane's lock: a status query costs about
@@ -291,6 +293,11 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
         ++lane.completing;
       }
     };
+    {
+      // Proven by the caller (a wait or clFinish): no search up to there.
+      std::lock_guard lock(lane.mutex);
+      take_through(through, through_status, true);
+    }
     while (finished.size() < kBatch) {
       cl_event proof = nullptr;
       std::uint64_t proof_seq = 0;
@@ -312,10 +319,6 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
       if (status > CL_COMPLETE) break;  // not done yet
       proven = proof_seq;
       proven_status = status;
-    }
-    {
-      std::lock_guard lock(lane.mutex);
-      take_through(through, through_status, true);
     }
     ++t_completing;
     for (Finished& f : finished) {
@@ -372,8 +375,9 @@ Completion completion_mode() {
 void wake_waiter(Lane& lane);
 
 // Enqueues a marker behind everything in the lane and adds it there: its
-// event, retained for the caller; null if the vendor refused.
-cl_event push_marker(Lane& lane) {
+// event, retained for the caller (and its place in the lane in *seq); null
+// if the vendor refused.
+cl_event push_marker(Lane& lane, std::uint64_t* seq = nullptr) {
   cl_event marker = nullptr;
   bool was_empty;
   {
@@ -386,6 +390,7 @@ cl_event push_marker(Lane& lane) {
     std::lock_guard lock(lane.mutex);
     was_empty = lane.fifo.empty();
     lane.fifo.push_back({marker, nullptr, nullptr, ++lane.pushed, true, 0});
+    if (seq) *seq = lane.pushed;
   }
   // As for a command (DirectSlot::join): the waiter sleeps only on an empty
   // lane. A marker can land on one: a dependency on another lane looks
@@ -419,8 +424,8 @@ cl_event retained_proof(Lane& lane, cl_event done) {
 // A retained event proving every command now in the lane done (newest: its
 // newest command's) or at least one (the newest that has an event); else,
 // if may_mark, a marker's. Null for an empty lane, none found or a refused
-// marker.
-cl_event retained_lane_proof(Lane& lane, bool newest, bool may_mark = true) {
+// marker. *seq: its place in the lane (harvest() through it once complete).
+cl_event retained_lane_proof(Lane& lane, bool newest, bool may_mark, std::uint64_t* seq) {
   {
     std::lock_guard lock(lane.mutex);
     if (lane.fifo.empty()) return nullptr;
@@ -429,10 +434,25 @@ cl_event retained_lane_proof(Lane& lane, bool newest, bool may_mark = true) {
                            [](const Pending& p) { return p.done != nullptr; });
     if (it != stop) {
       clRetainEvent(it->done);
+      *seq = it->seq;
       return it->done;
     }
   }
-  return may_mark ? push_marker(lane) : nullptr;
+  return may_mark ? push_marker(lane, seq) : nullptr;
+}
+
+// Once proof (from retained_lane_proof(), released here) was waited for:
+// completes the lane's commands up to it. How many entries left the lane.
+// Through its place in the lane, not by asking the vendor for each
+// command's status on the way to it (harvest()'s own search): on PoCL,
+// where every command had an event, that search cost the waiter three
+// vendor calls per command.
+std::size_t harvest_proven(Lane& lane, cl_event proof, std::uint64_t seq) {
+  const cl_int status = vendor_event_status(proof, CL_QUEUED);
+  clReleaseEvent(proof);
+  // A status lagging behind the wait: the search then asks again.
+  if (status > CL_COMPLETE) return harvest(lane);
+  return harvest(lane, seq, status);
 }
 
 void arm(Lane& lane, cl_event done) {
@@ -462,7 +482,8 @@ void wait_for_lane(Lane& lane) {
       std::unique_lock lock(lane.mutex);
       lane.wake.wait(lock, [&] { return !lane.fifo.empty(); });
     }
-    cl_event proof = retained_lane_proof(lane, false, false);
+    std::uint64_t seq = 0;
+    cl_event proof = retained_lane_proof(lane, false, false, &seq);
     if (!proof) {
       // Only commands without an event: one with an event comes within a
       // millisecond (or 1,024 launches) while a stream goes on. A marker
@@ -478,10 +499,10 @@ void wait_for_lane(Lane& lane) {
         if (pushed == seen) break;  // no launch for 200 us: paused
         seen = pushed;
         std::this_thread::sleep_for(std::chrono::microseconds(200));
-        proof = retained_lane_proof(lane, false, false);
+        proof = retained_lane_proof(lane, false, false, &seq);
         if (proof) break;
       }
-      if (!proof) proof = retained_lane_proof(lane, false);
+      if (!proof) proof = retained_lane_proof(lane, false, true, &seq);
     }
     if (!proof) {
       // Unless harvested meanwhile: the vendor refused a marker.
@@ -489,10 +510,9 @@ void wait_for_lane(Lane& lane) {
       continue;
     }
     clWaitForEvents(1, &proof);  // also flushes the vendor queue
-    clReleaseEvent(proof);
     // Nothing done yet although the wait returned (a status lagging behind
     // the wait, or another thread harvested it): do not spin.
-    if (harvest(lane) == 0) std::this_thread::yield();
+    if (harvest_proven(lane, proof, seq) == 0) std::this_thread::yield();
   }
 }
 
@@ -503,16 +523,41 @@ void wake_waiter(Lane& lane) {
   lane.wake.notify_one();
 }
 
+// PoCL's CPU drivers (pthread, basic) of releases 3 to 6 fail a command
+// only through a failed dependency: their only failure is in the notify and
+// submit paths, when a command it waits for failed (PoCL's sources, 3.1 to
+// 6.0; 7.0 adds kernels that fail to compile or fail while running). An
+// in-order queue's command waits for the one before it, so one failure
+// fails those queued behind it then, but a command enqueued after it
+// completed succeeds. Parasol gives a vendor nothing that can fail first:
+// its wait lists name only its own commands on the same device, never a
+// user event, and StarPU's queue has none either. So none of its commands
+// there fails while running, and a later event proves them done.
+bool pocl_fails_only_through_dependencies(const core::Device& device) {
+  if (device.vendor_platform_name() != "Portable Computing Language" ||
+      !(device.type() & CL_DEVICE_TYPE_CPU))
+    return false;
+  char version[256] = {};
+  if (clGetPlatformInfo(device.worker().platform, CL_PLATFORM_VERSION, sizeof version - 1,
+                        version, nullptr) != CL_SUCCESS)
+    return false;
+  // "OpenCL 3.0 PoCL 3.1+debian  Linux, ..."
+  const char* at = std::strstr(version, "PoCL ");
+  const int major = at ? std::atoi(at + 5) : 0;
+  return major >= 3 && major <= 6;
+}
+
 // Whether a direct command may go without a vendor event of its own
-// (PARASOL_DIRECT_EVENTS): by default ("auto") only on NVIDIA, where an
-// execution error is CUDA's sticky error that fails every later command
-// and marker as well, so the later event proving a command done carries
-// its failure too. PoCL fails only the commands already queued behind a
-// failed one: a write or marker enqueued after the failure completed
-// succeeds (checked on PoCL directly), so a proof enqueued then would have
-// the failed command look successful. "batched": on every vendor (the test
-// suite runs the direct-path tests so, and its fault vendor's execution
-// errors are sticky like CUDA's); "each": never.
+// (PARASOL_DIRECT_EVENTS). By default ("auto"):
+//  - on NVIDIA, where an execution error is CUDA's sticky error that fails
+//    every later command and marker as well, so the later event proving a
+//    command done carries its failure too;
+//  - on PoCL's CPU devices of releases 3 to 6, where none of Parasol's
+//    commands can fail while running (pocl_fails_only_through_dependencies).
+// Elsewhere a failed command may be followed by successful ones (PoCL 7 and
+// unknown vendors), so a later proof could have it look successful.
+// "batched": on every vendor (the suite's fault vendor has sticky execution
+// errors like CUDA's); "each": never.
 bool may_go_without_event(const core::Device& device) {
   enum class Events { Auto, Batched, Each };
   static const Events setting = [] {
@@ -521,7 +566,8 @@ bool may_go_without_event(const core::Device& device) {
     return s == "batched" ? Events::Batched : s == "each" ? Events::Each : Events::Auto;
   }();
   if (setting != Events::Auto) return setting == Events::Batched;
-  return device.vendor_platform_name().rfind("NVIDIA", 0) == 0;
+  return device.vendor_platform_name().rfind("NVIDIA", 0) == 0 ||
+         pocl_fails_only_through_dependencies(device);
 }
 
 // Whether this launch is the lane's periodic proof (under its order lock):
@@ -738,10 +784,10 @@ void drain_direct(const core::Device& device) {
     if (!lane_empty(lane)) {
       // The newest command's own event, else the vendor's clFinish (cheaper
       // than a marker and a wait).
-      if (cl_event newest = retained_lane_proof(lane, true, false)) {
+      std::uint64_t seq = 0;
+      if (cl_event newest = retained_lane_proof(lane, true, false, &seq)) {
         clWaitForEvents(1, &newest);
-        clReleaseEvent(newest);
-        harvest(lane);
+        harvest_proven(lane, newest, seq);
       } else {
         finish_lane(lane);
       }
@@ -755,7 +801,8 @@ void flush_direct(const core::Device& device) {
     clFlush(queue_of(lane));
     if (completion_mode() == Completion::Waiter) return;  // it notices by itself
     // Every command has an event in these modes.
-    cl_event last = retained_lane_proof(lane, true);
+    std::uint64_t seq = 0;
+    cl_event last = retained_lane_proof(lane, true, true, &seq);
     if (!last) return;
     arm(lane, last);
     clReleaseEvent(last);

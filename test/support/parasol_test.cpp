@@ -2,9 +2,10 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <thread>
 
@@ -38,6 +39,16 @@ cl_platform_id vendor_platform(const std::string& prefix) {
   for (auto p : all_platforms())
     if (platform_name(p).rfind(prefix, 0) == 0) return p;
   return nullptr;
+}
+
+int pocl_major_version() {
+  cl_platform_id p = vendor_platform("Portable Computing Language");
+  char version[256] = "";
+  if (!p || clGetPlatformInfo(p, CL_PLATFORM_VERSION, sizeof version - 1, version, nullptr) !=
+                CL_SUCCESS)
+    return 0;
+  const char* at = std::strstr(version, "PoCL ");
+  return at ? std::atoi(at + 5) : 0;
 }
 
 std::vector<cl_device_id> devices(cl_device_type type) {

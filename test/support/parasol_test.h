@@ -26,6 +26,9 @@ cl_platform_id parasol_platform();
 // The vendor platform of the same name, used directly (for references).
 cl_platform_id vendor_platform(const std::string& name_prefix);
 
+// PoCL's release (3 for "OpenCL 3.0 PoCL 3.1+debian ..."), 0 without PoCL.
+int pocl_major_version();
+
 std::vector<cl_device_id> devices(cl_device_type type = CL_DEVICE_TYPE_ALL);
 // Parasol devices whose vendor platform name starts with prefix
 // ("Portable Computing Language", "Oclgrind").
