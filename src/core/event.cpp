@@ -231,7 +231,7 @@ void Event::complete(cl_int status) {
 }
 
 void Event::finish(cl_int status) {
-  std::vector<Successor> successors;
+  SmallVector<Successor, 2> successors;
   std::unique_ptr<Command> work;
   Ref<Event> keep(this);
   {
@@ -242,7 +242,7 @@ void Event::finish(cl_int status) {
     t_end_ = now_ns();
     if (status_ > CL_RUNNING && status == CL_COMPLETE) set_status(CL_RUNNING, lock);
     set_status(status, lock);
-    successors.swap(successors_);
+    successors = std::move(successors_);
     work = std::move(work_);  // frees the command's buffers and kernel now
   }
   done_.notify_all();

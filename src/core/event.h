@@ -18,6 +18,7 @@
 
 #include "core/object.h"
 #include "util/block_pool.h"
+#include "util/small_vector.h"
 
 namespace parasol::core {
 
@@ -173,7 +174,10 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
     bool propagate_failure;
     bool holds_direct = false;  // event is a direct command held for this one (hold_for())
   };
-  std::vector<Successor> successors_;
+  // In place for the usual one or two: a chain's command is its
+  // predecessor's successor, and a heap list cost every such command an
+  // allocation and a free on another thread.
+  SmallVector<Successor, 2> successors_;
   std::vector<EventCallback> callbacks_;
   std::atomic<int> pending_{1};  // dependencies not done, plus start()'s guard
   std::atomic<cl_int> dependency_error_{CL_SUCCESS};
