@@ -96,7 +96,7 @@ cl_int enqueue_host(const char* function, CommandQueue* q, cl_command_type type,
                     std::size_t bytes, HostAccesses accesses, std::function<cl_int()> body,
                     cl_bool blocking, cl_uint num_events, const cl_event* wait_list,
                     cl_event* event, std::optional<runtime::VendorTransfer> vendor_form = {}) {
-  std::vector<core::Event*> waits;
+  WaitList waits;
   if (cl_int err = check_wait_list(function, num_events, wait_list, q->context(), waits))
     return err;
   // Nobody will ask about it: a transfer of data a device holds may go to
@@ -549,7 +549,7 @@ cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue,
     accesses.push_back({Ref<Buffer>(b), STARPU_R});
     bytes += b->size();
   }
-  std::vector<core::Event*> waits;
+  WaitList waits;
   if (cl_int err = check_wait_list(__func__, num_events_in_wait_list, event_wait_list,
                                    q->context(), waits))
     return err;

@@ -305,7 +305,7 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
   PARASOL_REFUSE_IF(!local_fits, CL_OUT_OF_RESOURCES, "kernel ", k->name(), " needs ",
                     local_needed, " bytes of __local memory per work-group; Parasol's native "
                     "device has ", runtime::native::kLocalMemBytes);
-  std::vector<core::Event*> waits;
+  WaitList waits;
   if (cl_int err = check_wait_list(__func__, num_events_in_wait_list, event_wait_list,
                                    q->context(), waits))
     return err;
@@ -383,7 +383,7 @@ cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queue,
     buffers.emplace_back(b);
     offsets.push_back(static_cast<size_t>(loc - block));
   }
-  std::vector<core::Event*> waits;
+  WaitList waits;
   if (cl_int err = check_wait_list(__func__, num_events_in_wait_list, event_wait_list,
                                    q->context(), waits))
     return err;

@@ -118,7 +118,7 @@ cl_int enqueue_sync(const char* function, cl_command_queue command_queue, cl_uin
                     Ordering ordering) {
   auto* q = checked<CommandQueue>(command_queue);
   PARASOL_REFUSE_IF(!q, CL_INVALID_COMMAND_QUEUE, "not a live Parasol queue");
-  std::vector<core::Event*> waits;
+  WaitList waits;
   if (cl_int err = check_wait_list(function, num_events, wait_list, q->context(), waits))
     return err;
   give_event(q->enqueue(type, nullptr, waits, ordering), event);

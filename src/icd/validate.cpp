@@ -5,11 +5,10 @@
 namespace parasol::icd {
 
 cl_int check_wait_list(const char* function, cl_uint count, const cl_event* list,
-                       const void* context, std::vector<core::Event*>& out) {
+                       const void* context, WaitList& out) {
   if ((count > 0) != (list != nullptr))
     return refuse(function, CL_INVALID_EVENT_WAIT_LIST,
                   "num_events_in_wait_list and event_wait_list disagree");
-  out.reserve(count);
   for (cl_uint i = 0; i < count; ++i) {
     auto* e = checked<core::Event>(list[i]);
     if (!e)

@@ -17,6 +17,7 @@
 #include "core/object.h"
 #include "util/error_name.h"
 #include "util/log.h"
+#include "util/small_vector.h"
 
 namespace parasol::icd {
 
@@ -72,10 +73,14 @@ H produce(cl_int* errcode_ret, Body&& body) {
   return r.error == CL_SUCCESS ? r.value : nullptr;
 }
 
+// An enqueue's resolved wait list: in place for the usual few (a chain's
+// one event cost a heap list per command).
+using WaitList = SmallVector<core::Event*, 8>;
+
 // Checks an event wait list (CL_INVALID_EVENT_WAIT_LIST, CL_INVALID_CONTEXT)
 // and resolves it into out.
 cl_int check_wait_list(const char* function, cl_uint count, const cl_event* list,
-                       const void* context, std::vector<core::Event*>& out);
+                       const void* context, WaitList& out);
 
 // Hands an internal event to the user through event_out (or drops it).
 void give_event(core::Ref<core::Event> event, cl_event* event_out);
