@@ -424,8 +424,10 @@ cl_event retained_proof(Lane& lane, cl_event done) {
 // A retained event proving every command now in the lane done (newest: its
 // newest command's) or at least one (the newest that has an event); else,
 // if may_mark, a marker's. Null for an empty lane, none found or a refused
-// marker. *seq: its place in the lane (harvest() through it once complete).
-cl_event retained_lane_proof(Lane& lane, bool newest, bool may_mark, std::uint64_t* seq) {
+// marker. *seq, if given: its place in the lane (harvest_proven() through
+// it once complete).
+cl_event retained_lane_proof(Lane& lane, bool newest, bool may_mark = true,
+                             std::uint64_t* seq = nullptr) {
   {
     std::lock_guard lock(lane.mutex);
     if (lane.fifo.empty()) return nullptr;
@@ -434,7 +436,7 @@ cl_event retained_lane_proof(Lane& lane, bool newest, bool may_mark, std::uint64
                            [](const Pending& p) { return p.done != nullptr; });
     if (it != stop) {
       clRetainEvent(it->done);
-      *seq = it->seq;
+      if (seq) *seq = it->seq;
       return it->done;
     }
   }
@@ -801,8 +803,7 @@ void flush_direct(const core::Device& device) {
     clFlush(queue_of(lane));
     if (completion_mode() == Completion::Waiter) return;  // it notices by itself
     // Every command has an event in these modes.
-    std::uint64_t seq = 0;
-    cl_event last = retained_lane_proof(lane, true, true, &seq);
+    cl_event last = retained_lane_proof(lane, true);
     if (!last) return;
     arm(lane, last);
     clReleaseEvent(last);
