@@ -269,7 +269,7 @@ cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem bu
   PARASOL_REFUSE_IF(!ptr, CL_INVALID_VALUE, "ptr is null");
   if (cl_int err = check_host_read(__func__, *b)) return err;
   return enqueue_host(
-      __func__, q, CL_COMMAND_READ_BUFFER, size, {{Ref<Buffer>(b), STARPU_R}}, {}, blocking_read,
+      __func__, q, CL_COMMAND_READ_BUFFER, size, {{b, STARPU_R}}, {}, blocking_read,
       num_events_in_wait_list, event_wait_list, event,
       runtime::VendorTransfer{runtime::VendorTransfer::Kind::Read, offset, size, ptr});
 }
@@ -286,7 +286,7 @@ cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem b
   if (cl_int err = check_host_write(__func__, *b)) return err;
   // A non-blocking write may read ptr until it completes (the spec's rule).
   return enqueue_host(
-      __func__, q, CL_COMMAND_WRITE_BUFFER, size, {{Ref<Buffer>(b), write_mode(*b, offset, size)}},
+      __func__, q, CL_COMMAND_WRITE_BUFFER, size, {{b, write_mode(*b, offset, size)}},
       {}, blocking_write, num_events_in_wait_list, event_wait_list, event,
       runtime::VendorTransfer{runtime::VendorTransfer::Kind::Write, offset, size,
                               const_cast<void*>(ptr)});
@@ -309,7 +309,7 @@ cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem sr
   }
   return enqueue_host(
       __func__, q, CL_COMMAND_COPY_BUFFER, size,
-      {{Ref<Buffer>(src), STARPU_R}, {Ref<Buffer>(dst), write_mode(*dst, dst_offset, size)}}, {},
+      {{src, STARPU_R}, {dst, write_mode(*dst, dst_offset, size)}}, {},
       CL_FALSE, num_events_in_wait_list, event_wait_list, event,
       runtime::VendorTransfer{runtime::VendorTransfer::Kind::Copy, src_offset, size, nullptr,
                               dst_offset});
@@ -331,7 +331,7 @@ cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem bu
   std::vector<std::byte> bytes(static_cast<const std::byte*>(pattern),
                                static_cast<const std::byte*>(pattern) + pattern_size);
   return enqueue_host(
-      __func__, q, CL_COMMAND_FILL_BUFFER, size, {{Ref<Buffer>(b), write_mode(*b, offset, size)}},
+      __func__, q, CL_COMMAND_FILL_BUFFER, size, {{b, write_mode(*b, offset, size)}},
       [b, offset, size, bytes = std::move(bytes)] {
         std::byte* to = b->host_bytes() + offset;
         for (size_t i = 0; i < size; i += bytes.size()) std::memcpy(to + i, bytes.data(), bytes.size());
@@ -370,7 +370,7 @@ cl_int enqueue_host_rect(const char* function, bool read, cl_command_queue comma
   auto* host = static_cast<std::byte*>(ptr);
   return enqueue_host(
       function, q, read ? CL_COMMAND_READ_BUFFER_RECT : CL_COMMAND_WRITE_BUFFER_RECT,
-      r[0] * r[1] * r[2], {{Ref<Buffer>(b), read ? STARPU_R : STARPU_RW}},
+      r[0] * r[1] * r[2], {{b, read ? STARPU_R : STARPU_RW}},
       [b, in_buffer, in_host, r, host, read] {
         if (read)
           runtime::copy_rect(host, in_host, b->host_bytes(), in_buffer, r.data());
@@ -438,7 +438,7 @@ cl_int CL_API_CALL clEnqueueCopyBufferRect(
   std::array<size_t, 3> r{region[0], region[1], region[2]};
   return enqueue_host(
       __func__, q, CL_COMMAND_COPY_BUFFER_RECT, r[0] * r[1] * r[2],
-      {{Ref<Buffer>(src), STARPU_R}, {Ref<Buffer>(dst), STARPU_RW}},
+      {{src, STARPU_R}, {dst, STARPU_RW}},
       [src, dst, from, to, r] {
         runtime::copy_rect(dst->host_bytes(), to, src->host_bytes(), from, r.data());
         return CL_COMPLETE;
@@ -483,7 +483,7 @@ void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buff
     auto staging = m.staging;
     b->add_mapping(std::move(m));
     cl_int r = enqueue_host(
-        __func__, q, CL_COMMAND_MAP_BUFFER, fetch ? size : 0, {{Ref<Buffer>(b), STARPU_R}},
+        __func__, q, CL_COMMAND_MAP_BUFFER, fetch ? size : 0, {{b, STARPU_R}},
         [b, offset, size, staging, fetch] {
           if (staging && fetch) std::memcpy(staging.get(), b->host_bytes() + offset, size);
           return CL_COMPLETE;
@@ -518,7 +518,7 @@ cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_me
   bool in_place = !saved;
   return enqueue_host(
       __func__, q, CL_COMMAND_UNMAP_MEM_OBJECT, in_place ? 0 : m.size,
-      {{Ref<Buffer>(b), STARPU_RW}},
+      {{b, STARPU_RW}},
       [b, m, saved, in_place] {
         if (in_place) return CL_COMPLETE;  // USE_HOST_PTR: written in place
         std::memcpy(b->host_bytes() + m.offset, saved.get(), m.size);
@@ -546,7 +546,7 @@ cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue,
     PARASOL_REFUSE_IF(b->context() != q->context(), CL_INVALID_CONTEXT,
                       "mem_objects[", i, "] belongs to another context");
     buffers.emplace_back(b);
-    accesses.push_back({Ref<Buffer>(b), STARPU_R});
+    accesses.push_back({b, STARPU_R});
     bytes += b->size();
   }
   WaitList waits;

@@ -67,6 +67,8 @@ class LeasePins {
   // Pins found (one lease per handle, all on node), under the table's lock.
   void hold(const PinnedLeases& found, std::span<const starpu_data_handle_t> handles,
             unsigned node);
+  // One lease pinned without the table (its device copy's interface known).
+  void hold_remembered(Lease& lease, void* interface);
   PinnedLeases leases_;
   SmallVector<void*, 8> interfaces_;
 };

@@ -18,7 +18,9 @@ namespace parasol::runtime {
 HostCommand::HostCommand(HostAccesses accesses, std::function<cl_int()> body,
                          std::size_t bytes, std::optional<VendorTransfer> vendor_form)
     : accesses_(std::move(accesses)), body_(std::move(body)), bytes_(bytes),
-      vendor_form_(vendor_form) {}
+      vendor_form_(vendor_form) {
+  for (const HostAccess& a : accesses_) buffers_.push_back(core::Ref<core::Buffer>(a.buffer));
+}
 
 void HostCommand::plan_acquires() {
   // One acquire per StarPU handle (sub-buffers share their parent's), in

@@ -18,8 +18,10 @@
 
 namespace parasol::runtime {
 
+// A view: whoever keeps the access keeps its buffer (a HostCommand holds
+// references; a record, sent within its API call, needs none).
 struct HostAccess {
-  core::Ref<core::Buffer> buffer;
+  core::Buffer* buffer;
   starpu_data_access_mode mode;  // STARPU_R, STARPU_W (whole overwrite) or STARPU_RW
 };
 // In place for the usual one or two (a command's object is made on the
@@ -95,7 +97,8 @@ class HostCommand final : public core::Command {
     starpu_data_handle_t handle;
     starpu_data_access_mode mode;
   };
-  HostAccesses accesses_;  // keeps the buffers alive
+  HostAccesses accesses_;
+  SmallVector<core::Ref<core::Buffer>, 2> buffers_;  // keeps the accessed buffers alive
   SmallVector<Acquire, 2> acquires_;  // one per distinct handle, sorted
   std::size_t next_ = 0;
   DataClaim claim_;  // while StarPU's path holds the data

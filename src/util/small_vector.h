@@ -45,18 +45,8 @@ class SmallVector {
     return *this;
   }
 
-  void push_back(const T& v) {
-    if (heap_.empty() && size_ < N) {
-      inline_[size_++] = v;
-      return;
-    }
-    if (heap_.empty()) {
-      heap_.reserve(2 * N);
-      for (std::size_t i = 0; i < size_; ++i) heap_.push_back(std::exchange(inline_[i], T{}));
-    }
-    heap_.push_back(v);
-    ++size_;
-  }
+  void push_back(const T& v) { put(v); }
+  void push_back(T&& v) { put(std::move(v)); }
   void clear() {
     if constexpr (!std::is_trivially_copyable_v<T>)
       for (std::size_t i = 0; i < size_ && i < N; ++i) inline_[i] = T{};
@@ -77,6 +67,20 @@ class SmallVector {
   operator std::span<const T>() const { return {data(), size_}; }
 
  private:
+  template <typename V>
+  void put(V&& v) {
+    if (heap_.empty() && size_ < N) {
+      inline_[size_++] = std::forward<V>(v);
+      return;
+    }
+    if (heap_.empty()) {
+      heap_.reserve(2 * N);
+      for (std::size_t i = 0; i < size_; ++i) heap_.push_back(std::exchange(inline_[i], T{}));
+    }
+    heap_.push_back(std::forward<V>(v));
+    ++size_;
+  }
+
   std::array<T, N> inline_{};
   std::vector<T> heap_;  // every element, once there are more than N
   std::size_t size_ = 0;

@@ -58,3 +58,17 @@ TEST_CASE("SmallVector of references gives every one back: cleared, grown, moved
   }
   CHECK(p.use_count() == 1);
 }
+
+TEST_CASE("SmallVector takes a value pushed as a temporary without a copy, in place and past it") {
+  auto p = std::make_shared<int>(7);
+  SmallVector<std::shared_ptr<int>, 1> v;
+  auto a = p, b = p;
+  CHECK(p.use_count() == 3);
+  v.push_back(std::move(a));  // in place
+  v.push_back(std::move(b));  // past its one place
+  CHECK(!a);
+  CHECK(!b);
+  CHECK(p.use_count() == 3);
+  CHECK(*v[0] == 7);
+  CHECK(*v[1] == 7);
+}
