@@ -67,7 +67,7 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
       failure = e;
       continue;
     }
-    vendor_.emplace_back(b.device, runtime::VendorKernel(k, platform));
+    vendor_.push_back({b.device, runtime::VendorKernel(k, platform), {}});
     if (!validator_) {
       validator_.set_platform(platform);
       validator_.reset(clCreateKernel(b.program.get(), name_.c_str(), &e));
@@ -78,15 +78,16 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
   if (err != CL_SUCCESS) return;
   program->attached_kernels.fetch_add(1);
   // Fixed once the kernel exists: asked of the vendors once, not per enqueue.
-  for (const auto& [d, vk] : vendor_) limits_.emplace_back(d, vendor_limits(d, vk.get()));
+  for (const VendorOf& v : vendor_)
+    limits_.emplace_back(v.device, vendor_limits(v.device, v.kernel.get()));
   for (const auto& [d, nk] : native_) limits_.emplace_back(d, native_limits(*nk));
   if (vendor_.empty()) {  // only the native device has it
     arg_info_ = runtime::native::arg_info(*native_.front().second);
     args_.resize(arg_info_.size());
     return;
   }
-  cl_kernel k = vendor_.front().second.get();
-  runtime::VendorLock lock = runtime::lock_vendor(vendor_.front().first->worker().platform);
+  cl_kernel k = vendor_.front().kernel.get();
+  runtime::VendorLock lock = runtime::lock_vendor(vendor_.front().device->worker().platform);
   cl_uint n = 0;
   clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr);
   arg_info_.resize(n);
@@ -117,12 +118,18 @@ const runtime::native::NativeKernel* Kernel::native_any() const {
 }
 
 cl_kernel Kernel::vendor_for(const Device* d) const {
-  for (const auto& [dev, k] : vendor_)
-    if (dev == d) return k.get();
+  for (const VendorOf& v : vendor_)
+    if (v.device == d) return v.kernel.get();
   return nullptr;
 }
 
-cl_kernel Kernel::any_vendor() const { return vendor_.empty() ? nullptr : vendor_.front().second.get(); }
+runtime::VendorArgValues& Kernel::vendor_arg_values(const Device* d) const {
+  for (const VendorOf& v : vendor_)
+    if (v.device == d) return v.set_values;
+  return vendor_.front().set_values;  // not reached: d runs this kernel's vendor form
+}
+
+cl_kernel Kernel::any_vendor() const { return vendor_.empty() ? nullptr : vendor_.front().kernel.get(); }
 
 Kernel::WorkGroupLimits Kernel::work_group_limits(const Device* d) const {
   for (const auto& [dev, l] : limits_)

@@ -14,6 +14,7 @@
 #include "core/buffer.h"
 #include "core/kernel_args.h"
 #include "core/program.h"
+#include "runtime/vendor_arg_values.h"
 #include "runtime/vendor_handle.h"
 
 namespace parasol::core {
@@ -93,6 +94,8 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   const std::vector<KernelArgInfo>& arg_info() const { return arg_info_; }
   // The vendor kernel for a device, null where the program is not built.
   cl_kernel vendor_for(const Device* d) const;
+  // What that kernel's arguments were last set to, under launch_mutex().
+  runtime::VendorArgValues& vendor_arg_values(const Device* d) const;
   cl_kernel any_vendor() const;
   // The native device's kernel, null where the program is not built for it.
   const runtime::native::NativeKernel* native_for(const Device* d) const;
@@ -153,7 +156,12 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   Ref<Program> program_;
   std::string name_;
   std::string model_symbol_;
-  std::vector<std::pair<Device*, runtime::VendorKernel>> vendor_;
+  struct VendorOf {
+    Device* device;
+    runtime::VendorKernel kernel;
+    mutable runtime::VendorArgValues set_values;
+  };
+  std::vector<VendorOf> vendor_;
   std::vector<std::pair<Device*, std::shared_ptr<runtime::native::NativeKernel>>> native_;
   std::vector<std::pair<const Device*, WorkGroupLimits>> limits_;
   runtime::VendorKernel validator_;

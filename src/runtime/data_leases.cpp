@@ -1,6 +1,7 @@
 #include "runtime/data_leases.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -133,11 +134,12 @@ class LeaseTable {
     }
   }
 
-  Lease* find(starpu_data_handle_t h, unsigned node, starpu_data_access_mode mode) {
+  const std::shared_ptr<Lease>* find(starpu_data_handle_t h, unsigned node,
+                                     starpu_data_access_mode mode) {
     auto it = handles.find(h);
     if (it == handles.end()) return nullptr;
     for (auto& l : it->second.leases)
-      if (l->node == node && covers(l->mode, mode)) return l.get();
+      if (l->node == node && covers(l->mode, mode)) return &l;
     return nullptr;
   }
 };
@@ -146,6 +148,73 @@ static LeaseTable& table() {
   // Never destroyed: leases may be given back during exit.
   static auto* t = new LeaseTable();
   return *t;
+}
+
+// The leases this thread last found in the table, a few handles' worth: a
+// stream of commands on the same buffers pins them again without the
+// table's lock and lookups (about 200 instructions a command, a tenth of
+// what Parasol adds to PoCL's own 64-byte write). A reference keeps a
+// lease's memory, not its standing: only a lease not yet recalled is pinned.
+class RememberedLeases {
+ public:
+  // Pins the leases remembered for every handle, on node (any node, for
+  // kAnyNode: the first handle's), covering its mode; else pins none.
+  static constexpr unsigned kAnyNode = ~0u;
+  const Lease* pin(std::span<const starpu_data_handle_t> handles,
+                   std::span<const starpu_data_access_mode> modes, unsigned node,
+                   LeasePins& out) {
+    const Lease* first = nullptr;
+    for (std::size_t i = 0; i < handles.size(); ++i) {
+      const Entry& e = entries_[slot(handles[i])];
+      if (e.handle != handles[i] || !covers(e.lease->mode, modes[i]) ||
+          (node != kAnyNode && e.lease->node != node) || !pin_unless_recalled(*e.lease)) {
+        out.unused();
+        return nullptr;
+      }
+      out.hold_remembered(*e.lease, e.interface);
+      if (!first) first = e.lease.get();
+      if (node == kAnyNode) node = first->node;
+    }
+    return first;
+  }
+  // Under the table's lock: out's leases were just found for handles.
+  void remember(std::span<const starpu_data_handle_t> handles,
+                std::span<const std::shared_ptr<Lease>* const> found, const LeasePins& out) {
+    for (std::size_t i = 0; i < handles.size(); ++i)
+      entries_[slot(handles[i])] = {handles[i], *found[i], out.interface(i)};
+  }
+
+ private:
+  struct Entry {
+    starpu_data_handle_t handle = nullptr;
+    std::shared_ptr<Lease> lease;
+    void* interface = nullptr;
+  };
+  static std::size_t slot(starpu_data_handle_t h) {
+    return (reinterpret_cast<std::uintptr_t>(h) >> 6) % kEntries;
+  }
+  // Against detach()'s mark on the same word: whichever comes second sees
+  // the other, so a recall either finds this pin (and leaves the give-back
+  // to the last unpin) or this finds the recall (and pins nothing).
+  static bool pin_unless_recalled(Lease& lease) {
+    unsigned state = lease.state.load(std::memory_order_relaxed);
+    while (!(state & Lease::kRecalled))
+      if (lease.state.compare_exchange_weak(state, state + Lease::kPin, std::memory_order_acq_rel,
+                                            std::memory_order_relaxed))
+        return true;
+    return false;
+  }
+  static constexpr std::size_t kEntries = 4;
+  std::array<Entry, kEntries> entries_;
+};
+
+namespace {
+thread_local RememberedLeases t_remembered;
+}  // namespace
+
+void LeasePins::hold_remembered(Lease& lease, void* interface) {
+  leases_.push_back(&lease);
+  interfaces_.push_back(interface);
 }
 
 void LeasePins::used_on(unsigned lane) { unpin(1u << lane); }
@@ -163,6 +232,7 @@ void LeasePins::unpin(unsigned lanes) {
     }
   }
   leases_.clear();
+  interfaces_.clear();
 }
 
 DataLeases& DataLeases::instance() {
@@ -173,8 +243,10 @@ DataLeases& DataLeases::instance() {
 bool DataLeases::pin(const core::Device& device, std::span<const starpu_data_handle_t> handles,
                      std::span<const starpu_data_access_mode> modes, bool may_block,
                      LeasePins& out) {
-  LeaseTable& t = table();
   const unsigned node = device.worker().memory_node;
+  RememberedLeases& remembered = t_remembered;
+  if (remembered.pin(handles, modes, node, out)) return true;
+  LeaseTable& t = table();
   // A few rounds: leases taken in one round may be recalled by a command
   // racing this one before the next.
   for (int round = 0; round < 3; ++round) {
@@ -182,14 +254,18 @@ bool DataLeases::pin(const core::Device& device, std::span<const starpu_data_han
     {
       std::lock_guard lock(t.mutex);
       PinnedLeases found;
+      SmallVector<const std::shared_ptr<Lease>*, 4> shared;
       for (std::size_t i = 0; i < handles.size(); ++i) {
-        if (Lease* l = t.find(handles[i], node, modes[i]))
-          found.push_back(l);
-        else
+        if (const std::shared_ptr<Lease>* l = t.find(handles[i], node, modes[i])) {
+          found.push_back(l->get());
+          shared.push_back(l);
+        } else {
           missing.push_back(i);
+        }
       }
       if (missing.empty()) {
         out.hold(found, handles, node);
+        remembered.remember(handles, shared, out);
         return true;
       }
       if (!may_block) return false;
@@ -314,50 +390,13 @@ void DataLeases::forget(starpu_data_handle_t handle) {
   t.handles.erase(it);
 }
 
-namespace {
-
-// The lease this thread last found through pin_holder() for a single
-// handle: a stream of reads or writes of one buffer pins it again without
-// the table's lock and lookup (about 200 instructions a transfer, a tenth
-// of what Parasol adds to PoCL's own). The reference keeps the lease's
-// memory, not its standing: only a lease not yet recalled is pinned.
-struct RememberedLease {
-  starpu_data_handle_t handle = nullptr;
-  std::shared_ptr<Lease> lease;
-  void* interface = nullptr;
-};
-thread_local RememberedLease t_remembered;
-
-// Pins the lease unless it was recalled. Against detach()'s mark on the
-// same word: whichever comes second sees the other, so a recall either
-// finds this pin (and leaves the give-back to the last unpin) or this
-// finds the recall (and pins nothing).
-bool pin_unless_recalled(Lease& lease) {
-  unsigned state = lease.state.load(std::memory_order_relaxed);
-  while (!(state & Lease::kRecalled))
-    if (lease.state.compare_exchange_weak(state, state + Lease::kPin, std::memory_order_acq_rel,
-                                          std::memory_order_relaxed))
-      return true;
-  return false;
-}
-
-}  // namespace
-
-void LeasePins::hold_remembered(Lease& lease, void* interface) {
-  leases_.push_back(&lease);
-  interfaces_.push_back(interface);
-}
-
 const core::Device* DataLeases::pin_holder(std::span<const starpu_data_handle_t> handles,
                                            std::span<const starpu_data_access_mode> modes,
                                            LeasePins& out) {
   if (handles.empty()) return nullptr;
-  RememberedLease& last = t_remembered;
-  if (handles.size() == 1 && last.handle == handles[0] && covers(last.lease->mode, modes[0]) &&
-      pin_unless_recalled(*last.lease)) {
-    out.hold_remembered(*last.lease, last.interface);
-    return last.lease->device;
-  }
+  RememberedLeases& remembered = t_remembered;
+  if (const Lease* l = remembered.pin(handles, modes, RememberedLeases::kAnyNode, out))
+    return l->device;
   LeaseTable& t = table();
   std::lock_guard lock(t.mutex);
   auto it = t.handles.find(handles[0]);
@@ -365,16 +404,19 @@ const core::Device* DataLeases::pin_holder(std::span<const starpu_data_handle_t>
   for (auto& first : it->second.leases) {
     if (!covers(first->mode, modes[0])) continue;
     PinnedLeases found;
+    SmallVector<const std::shared_ptr<Lease>*, 4> shared;
     found.push_back(first.get());
+    shared.push_back(&first);
     for (std::size_t i = 1; i < handles.size(); ++i) {
-      Lease* l = t.find(handles[i], first->node, modes[i]);
+      const std::shared_ptr<Lease>* l = t.find(handles[i], first->node, modes[i]);
       if (!l) break;
-      found.push_back(l);
+      found.push_back(l->get());
+      shared.push_back(l);
     }
     if (found.size() != handles.size()) continue;
     const core::Device* holder = first->device;
     out.hold(found, handles, first->node);
-    if (handles.size() == 1) last = {handles[0], first, out.interface(0)};
+    remembered.remember(handles, shared, out);
     return holder;
   }
   return nullptr;

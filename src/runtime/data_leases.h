@@ -37,6 +37,7 @@ class Device;
 namespace parasol::runtime {
 
 struct Lease;
+class RememberedLeases;
 // Every direct command pins a list of leases, in place for the usual few. A
 // pin keeps its lease alive: the table holds it, and once recalled while
 // pinned the lease holds itself until its last unpin (data_leases.cpp).
@@ -62,6 +63,7 @@ class LeasePins {
 
  private:
   friend class DataLeases;
+  friend class RememberedLeases;
   // lanes: where a vendor command used the leases (a bit each; 0: none).
   void unpin(unsigned lanes);
   // Pins found (one lease per handle, all on node), under the table's lock.

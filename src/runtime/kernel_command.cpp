@@ -216,6 +216,7 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, const Vendo
   // Held until the windows below are released.
   VendorLock lock = lock_vendor(device.worker().platform);
   std::lock_guard launching(kernel_->launch_mutex());
+  VendorArgValues& set_values = kernel_->vendor_arg_values(&device);
   // Vendor sub-buffers for Parasol sub-buffers: released once enqueued (the
   // vendor keeps what an enqueued kernel uses alive).
   std::vector<VendorMem> windows;
@@ -224,10 +225,10 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, const Vendo
     cl_int err = CL_SUCCESS;
     switch (a.kind) {
       case core::KernelArg::Kind::Value:
-        err = clSetKernelArg(k, i, a.bytes.size(), a.bytes.data());
+        err = set_values.set(k, i, a.bytes.size(), a.bytes.data());
         break;
       case core::KernelArg::Kind::Local:
-        err = clSetKernelArg(k, i, a.local_size, nullptr);
+        err = set_values.set(k, i, a.local_size, nullptr);
         break;
       case core::KernelArg::Kind::Buffer: {
         cl_mem mem = nullptr;
@@ -243,6 +244,7 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, const Vendo
             windows.emplace_back(mem);
           }
         }
+        set_values.forget(i);
         err = clSetKernelArg(k, i, sizeof mem, &mem);
         break;
       }

@@ -1,0 +1,26 @@
+#include "runtime/vendor_arg_values.h"
+
+#include <cstring>
+
+namespace parasol::runtime {
+
+cl_int VendorArgValues::set_now(cl_kernel kernel, cl_uint index, std::size_t size,
+                                const void* value) {
+  if (index >= known_.size()) known_.resize(index + 1);
+  Known& k = known_[index];
+  const bool local = value == nullptr;
+  k.valid = false;
+  const cl_int err = clSetKernelArg(kernel, index, size, value);
+  if (err != CL_SUCCESS || size > kLargest) return err;
+  k.valid = true;
+  k.local = local;
+  k.size = size;
+  if (!local) std::memcpy(k.bytes.data(), value, size);
+  return err;
+}
+
+void VendorArgValues::forget(cl_uint index) {
+  if (index < known_.size()) known_[index].valid = false;
+}
+
+}  // namespace parasol::runtime
