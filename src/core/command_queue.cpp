@@ -73,6 +73,7 @@ Ref<Event> CommandQueue::enqueue(cl_command_type type, std::unique_ptr<Command> 
       runtime::DirectTail behind(tail);
       if (w->launch_direct(*event, {deps.data(), deps.size()}, wait_list)) return event;
     }
+    w->keep_inputs();
     if (!tail && runtime::all_complete({deps.data(), deps.size()}))
       event->direct_refused_when_ready();
   }

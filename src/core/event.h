@@ -43,6 +43,10 @@ class Command : public Pooled {
                              std::span<Event* const> /*named*/) {
     return false;
   }
+  // The command will outlive its API call without having gone to its
+  // vendor (launch_direct() said no): it copies what it read in place from
+  // the call's objects (a kernel's arguments).
+  virtual void keep_inputs() {}
 };
 
 struct EventCallback {

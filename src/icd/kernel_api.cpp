@@ -320,20 +320,23 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
         }))
       return CL_SUCCESS;
   }
+  if (!divisible) {
+    // Reading the arguments in place until its vendor has them, or until it
+    // must copy them (KernelCommand::keep_inputs()).
+    auto work = std::make_unique<runtime::KernelCommand>(k, view, range, q->device(), sched_ctx);
+    give_event(q->enqueue(CL_COMMAND_NDRANGE_KERNEL, std::move(work), waits), event);
+    return CL_SUCCESS;
+  }
+  // A divisible kernel on a context queue: granularity adaptation decides.
   core::KernelArgs args = view.copy();  // lets go of the arguments' lock
   auto enqueue_kernel = [&](std::span<core::Event* const> after) {
     auto work = std::make_unique<runtime::KernelCommand>(k, std::move(args), range, q->device(),
                                                          sched_ctx);
     return q->enqueue(CL_COMMAND_NDRANGE_KERNEL, std::move(work), after);
   };
-  // A divisible kernel on a context queue: granularity adaptation decides.
-  if (divisible) {
-    give_event(schedulers::enqueue_divided(*q, *k, runtime::KernelCommand::launch_key(*k, args, range),
-                                           waits, enqueue_kernel),
-               event);
-    return CL_SUCCESS;
-  }
-  give_event(enqueue_kernel(waits), event);
+  give_event(schedulers::enqueue_divided(*q, *k, runtime::KernelCommand::launch_key(*k, args, range),
+                                         waits, enqueue_kernel),
+             event);
   return CL_SUCCESS;
 }
 

@@ -4,6 +4,7 @@
 #include "runtime/direct_launch.h"
 #include "runtime/kernel_codelets.h"
 #include "runtime/native/native_compiler.h"
+#include "runtime/trace.h"
 #include "schedulers/starpu_path_cost.h"
 
 #include <algorithm>
@@ -65,7 +66,18 @@ starpu_codelet* KernelCommand::codelet() { return kernel_codelet(kernel_->model_
 
 bool KernelCommand::launch_direct(core::Event& event, std::span<core::Event* const> deps,
                                   std::span<core::Event* const> named) {
+  // What may need the arguments after the vendor has them: placing the
+  // command again on another device of a context queue after a
+  // device-level failure (a StarPU task), and the trace.
+  if (!pinned() || trace::enabled()) keep_inputs();
   return try_direct(event, deps, named);
+}
+
+void KernelCommand::keep_inputs() {
+  if (!borrowed_) return;
+  owned_ = borrowed_->copy();  // lets go of the view: a callback may set the arguments
+  borrowed_ = nullptr;
+  args_ = owned_;
 }
 
 namespace {
@@ -205,7 +217,7 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, const Vendo
                               cl_event* done) {
   // A record's refusal is not logged: the launch then takes its event,
   // whose attempt meets it again and says so once.
-  const bool say = !borrowed_;
+  const bool say = !as_record_;
   cl_kernel k = kernel_->vendor_for(&device);
   if (!k) {
     if (say)
@@ -267,7 +279,11 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, const Vendo
                                       place.waits.empty() ? nullptr : place.waits.data(), done);
   // The vendor has the arguments: the kernel's may be set again (a record
   // then goes on to its hand-over, which may call the application back).
-  if (borrowed_) borrowed_->release();
+  if (borrowed_) {
+    borrowed_->release();
+    borrowed_ = nullptr;
+    args_ = {};  // the kernel's, free to change now
+  }
   if (err != CL_SUCCESS) {
     if (say)
       log::error("kernel ", kernel_->name(), " on ", device.label(),

@@ -23,9 +23,11 @@ class KernelCommand final : public TaskCommand {
   // A launch that owns a copy of its arguments.
   KernelCommand(core::Kernel* kernel, core::KernelArgs args, const NDRange& range,
                 core::Device* pinned, unsigned sched_ctx);
-  // A launch tried as a record (record()): it reads the kernel's arguments
-  // in place through the view, and lets go of the view once its vendor
-  // has them. Lives on the enqueuing thread's stack.
+  // A launch that reads the kernel's arguments in place through the view
+  // (held by its API call), and lets go of the view once its vendor has
+  // them: a record (record(), on the enqueuing thread's stack), or a launch
+  // that copies them unless it goes to its vendor within the call
+  // (keep_inputs()).
   KernelCommand(core::Kernel* kernel, core::Kernel::ArgsView& view, const NDRange& range,
                 core::Device* pinned, unsigned sched_ctx);
   cl_int execute(void* buffers[], core::Device& device, const VendorPlace& place,
@@ -33,10 +35,12 @@ class KernelCommand final : public TaskCommand {
   cl_int execute_on_host(void* buffers[], core::Device& device) override;
   bool launch_direct(core::Event& event, std::span<core::Event* const> deps,
                      std::span<core::Event* const> named) override;
+  void keep_inputs() override;
   // Sends the launch to its vendor without a Parasol event, for
   // core::CommandQueue::try_record(): the device, or null if it needs one.
   // home: the queue's home lane (core::CommandQueue::home_lane()).
   core::Device* record(core::Event* previous, const core::Device* tail, unsigned home) {
+    as_record_ = true;
     return try_record(previous, tail, home);
   }
   // Whether a launch of kernel on queue could go as a record at all, looked
@@ -57,6 +61,7 @@ class KernelCommand final : public TaskCommand {
 
  private:
   bool policy_keeps_on(const core::Device& resident) const override;
+  void before_blocking() override { keep_inputs(); }
   // How much slower than the fastest device the device holding the data may
   // be for a context-queue command to stay there without asking StarPU.
   static constexpr double kResidentSlowdown = 2.0;
@@ -66,6 +71,7 @@ class KernelCommand final : public TaskCommand {
   core::Ref<core::Kernel> kernel_;
   core::KernelArgs owned_;
   core::Kernel::ArgsView* borrowed_ = nullptr;
+  bool as_record_ = false;  // record(): a refusal is said by the evented retry
   std::span<const core::KernelArg> args_;
   SmallVector<std::size_t, 8> buffer_index_;  // per argument, into buffers[]
   NDRange range_;

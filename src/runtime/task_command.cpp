@@ -348,7 +348,10 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
   core::Device* device = direct_target();
   if (!device || !dependencies_allow(*device, deps)) return false;
   LeasePins pins;
-  if (!pin_direct_leases(*device, handles_, modes_, pins)) return false;
+  if (!DataLeases::instance().pin(*device, handles_, modes_, false, pins)) {
+    before_blocking();
+    if (!pin_direct_leases(*device, handles_, modes_, pins)) return false;
+  }
   SmallVector<void*, 16> buffers;  // every launch passes them: on the stack unless many
   for (std::size_t i = 0; i < handles_.size(); ++i) buffers.push_back(pins.interface(i));
   event_ = &event;

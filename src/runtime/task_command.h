@@ -80,7 +80,11 @@ class TaskCommand : public core::Command {
   // `resident`, the device holding all of its data (else StarPU decides).
   virtual bool policy_keeps_on(const core::Device& /*resident*/) const { return true; }
   unsigned sched_ctx() const { return sched_ctx_; }
+  // The device queue's device; null on a context queue.
+  core::Device* pinned() const { return pinned_; }
   virtual const char* name() const = 0;
+  // try_direct() is about to wait (for StarPU to bring data to a lease).
+  virtual void before_blocking() {}
 
  private:
   // Whether every buffer of the task fits on the device at once.
