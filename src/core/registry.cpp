@@ -2,9 +2,10 @@
 // up, and every event handed out comes and goes, so it is sharded (threads
 // enqueuing at once rarely meet) and each shard is an open-addressing
 // table: no allocation per handle, one short critical section. A thread
-// also remembers the last handle of each kind it found live: a stream of
-// commands on one queue and buffer checks those without a lock until any
-// handle is removed.
+// also remembers the last handles of each kind it found live or added: a
+// stream of commands on one queue and buffer, each waiting for the event
+// the one before returned, checks those without a lock until a handle of
+// that kind is removed from that shard.
 #include "core/object.h"
 
 #include <array>
@@ -17,6 +18,7 @@ namespace parasol::core::registry {
 namespace {
 
 const void* const kTombstone = reinterpret_cast<const void*>(std::uintptr_t{1});
+constexpr std::size_t kKinds = static_cast<std::size_t>(ObjectKind::Sampler) + 1;
 
 struct Slot {
   const void* handle = nullptr;  // null: never used; kTombstone: removed
@@ -38,13 +40,29 @@ class Shard {
     s.kind = kind;
   }
 
-  void remove(const void* handle) {
-    std::lock_guard lock(mutex_);
-    if (slots_.empty()) return;
-    Slot& s = slots_[probe(handle, false)];
-    if (s.handle != handle) return;
-    s.handle = kTombstone;
-    --live_;
+  void remove(const void* handle, ObjectKind kind) {
+    {
+      std::lock_guard lock(mutex_);
+      if (slots_.empty()) return;
+      Slot& s = slots_[probe(handle, false)];
+      if (s.handle != handle) return;
+      s.handle = kTombstone;
+      --live_;
+    }
+    // After the removal: a lookup that read the count before it and found
+    // the handle remembers an older count, which no longer matches.
+    removals(kind).fetch_add(1, std::memory_order_acq_rel);
+  }
+
+  // Bumped after every removal of a handle of that kind from this shard: a
+  // thread's remembered handle is live only while its shard's count for its
+  // kind has not moved (a handle freed and its address reused since would
+  // otherwise look live). Per kind, so the events a command stream creates
+  // and releases do not make its queue and kernel be looked up again under
+  // a lock; per shard, so that releasing the event before does not make the
+  // one just returned be looked up again.
+  std::atomic<std::uint64_t>& removals(ObjectKind kind) {
+    return removals_[static_cast<std::size_t>(kind)];
   }
 
   bool contains(const void* handle, ObjectKind kind) {
@@ -85,6 +103,7 @@ class Shard {
   }
 
   std::mutex mutex_;
+  std::array<std::atomic<std::uint64_t>, kKinds> removals_{};
   std::vector<Slot> slots_;  // a power of two in size, or empty
   std::size_t used_ = 0;     // slots not null (live + tombstones)
   std::size_t live_ = 0;
@@ -99,44 +118,50 @@ Shard& shard_of(const void* handle) {
   return (*shards)[bits >> 58];  // the top 6 bits: 64 shards
 }
 
-constexpr std::size_t kKinds = static_cast<std::size_t>(ObjectKind::Sampler) + 1;
+// The last two of each kind: a chain's enqueue looks up the event the one
+// before returned, and its release the event before that.
+class Remembered {
+ public:
+  bool has(const void* handle, std::uint64_t removals) const {
+    for (const Entry& e : entries_)
+      if (e.handle == handle && e.removals == removals) return true;
+    return false;
+  }
+  void note(const void* handle, std::uint64_t removals) {
+    entries_[1] = entries_[0];
+    entries_[0] = {handle, removals};
+  }
 
-// Bumped after every removal of a handle of that kind: a thread's remembered
-// handle of a kind is live only while that kind's count has not moved (a
-// handle freed and its address reused since would otherwise look live). Per
-// kind, so the events a command stream creates and releases do not make its
-// queue and kernel be looked up again under a lock. One cache line each, so
-// event releases do not evict the other kinds' counts from readers' caches.
-struct alignas(64) RemovalCount {
-  std::atomic<std::uint64_t> n{0};
-};
-std::array<RemovalCount, kKinds> g_removals{};
-
-struct Remembered {
-  const void* handle = nullptr;
-  std::uint64_t removals = 0;
+ private:
+  struct Entry {
+    const void* handle = nullptr;
+    std::uint64_t removals = 0;
+  };
+  std::array<Entry, 2> entries_;
 };
 thread_local std::array<Remembered, kKinds> t_remembered;
 
 }  // namespace
 
-void add(const void* handle, ObjectKind kind) { shard_of(handle).add(handle, kind); }
-
-void remove(const void* handle, ObjectKind kind) {
-  shard_of(handle).remove(handle);
-  // After the removal: a lookup that read the count before it and found the
-  // handle remembers an older count, which no longer matches.
-  g_removals[static_cast<std::size_t>(kind)].n.fetch_add(1, std::memory_order_acq_rel);
+void add(const void* handle, ObjectKind kind) {
+  Shard& shard = shard_of(handle);
+  // Read before the handle is in: any removal after (its own included)
+  // makes this thread look it up again.
+  const std::uint64_t removals = shard.removals(kind).load(std::memory_order_acquire);
+  shard.add(handle, kind);
+  t_remembered[static_cast<std::size_t>(kind)].note(handle, removals);
 }
+
+void remove(const void* handle, ObjectKind kind) { shard_of(handle).remove(handle, kind); }
 
 bool contains(const void* handle, ObjectKind kind) {
   if (!handle) return false;
-  const auto k = static_cast<std::size_t>(kind);
-  Remembered& r = t_remembered[k];
-  const std::uint64_t removals = g_removals[k].n.load(std::memory_order_acquire);
-  if (r.handle == handle && r.removals == removals) return true;
-  if (!shard_of(handle).contains(handle, kind)) return false;
-  r = {handle, removals};
+  Remembered& r = t_remembered[static_cast<std::size_t>(kind)];
+  Shard& shard = shard_of(handle);
+  const std::uint64_t removals = shard.removals(kind).load(std::memory_order_acquire);
+  if (r.has(handle, removals)) return true;
+  if (!shard.contains(handle, kind)) return false;
+  r.note(handle, removals);
   return true;
 }
 
