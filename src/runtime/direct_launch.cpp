@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <mutex>
 #include <string_view>
 #include <thread>
@@ -23,6 +22,7 @@
 #include "util/clock.h"
 #include "util/error_name.h"
 #include "util/log.h"
+#include "util/ring_queue.h"
 #include "util/small_vector.h"
 #include "util/thread_name.h"
 #include "util/tsan_handover.h"
@@ -139,7 +139,7 @@ struct Lane {
   // (lane_goes_without_events()).
   std::atomic<int> unevented_ok{-1};
   std::mutex mutex;
-  std::deque<Pending> fifo;
+  RingQueue<Pending> fifo;
   std::uint64_t pushed = 0;
   unsigned launched = 0;
   std::condition_variable wake;  // the waiter: a command joined an empty lane
@@ -305,13 +305,13 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
         std::lock_guard lock(lane.mutex);
         take_through(proven, proven_status, false);
         if (finished.size() == kBatch) break;
-        auto it = std::find_if(lane.fifo.begin(), lane.fifo.end(),
-                               [](const Pending& p) { return p.done != nullptr; });
-        if (it == lane.fifo.end()) break;
+        std::size_t i = 0;
+        while (i < lane.fifo.size() && lane.fifo[i].done == nullptr) ++i;
+        if (i == lane.fifo.size()) break;
         // Retained: once the lock is let go, another harvester may
         // complete its command, which releases the command's reference.
-        proof = it->done;
-        proof_seq = it->seq;
+        proof = lane.fifo[i].done;
+        proof_seq = lane.fifo[i].seq;
         clRetainEvent(proof);
       }
       const cl_int status = vendor_event_status(proof, CL_QUEUED);
@@ -431,13 +431,14 @@ cl_event retained_lane_proof(Lane& lane, bool newest, bool may_mark = true,
   {
     std::lock_guard lock(lane.mutex);
     if (lane.fifo.empty()) return nullptr;
-    const auto stop = newest ? lane.fifo.rbegin() + 1 : lane.fifo.rend();
-    auto it = std::find_if(lane.fifo.rbegin(), stop,
-                           [](const Pending& p) { return p.done != nullptr; });
-    if (it != stop) {
-      clRetainEvent(it->done);
-      if (seq) *seq = it->seq;
-      return it->done;
+    // From the newest back: only the newest itself, if newest.
+    const std::size_t n = lane.fifo.size(), stop = newest ? n - 1 : 0;
+    for (std::size_t i = n; i-- > stop;) {
+      const Pending& p = lane.fifo[i];
+      if (!p.done) continue;
+      clRetainEvent(p.done);
+      if (seq) *seq = p.seq;
+      return p.done;
     }
   }
   return may_mark ? push_marker(lane, seq) : nullptr;
