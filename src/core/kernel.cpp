@@ -158,7 +158,7 @@ bool Kernel::ArgsView::complete() const {
 }
 
 KernelArgs Kernel::ArgsView::copy() {
-  if (!lock_.owns_lock()) lock_.lock();
+  hold();
   KernelArgs out(args_->begin(), args_->end());
   lock_.unlock();
   return out;

@@ -136,6 +136,10 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
     void release() {
       if (lock_.owns_lock()) lock_.unlock();
     }
+    // Taken again if let go (a record's launch the vendor refused).
+    void hold() {
+      if (!lock_.owns_lock()) lock_.lock();
+    }
     // A copy for a launch that outlives the call (taken again if let go).
     KernelArgs copy();
 

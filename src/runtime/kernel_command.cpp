@@ -30,7 +30,9 @@ KernelCommand::KernelCommand(core::Kernel* kernel, core::KernelArgs args,
 KernelCommand::KernelCommand(core::Kernel* kernel, core::Kernel::ArgsView& view,
                              const NDRange& range, core::Device* pinned, unsigned sched_ctx)
     : TaskCommand(pinned, sched_ctx, kernel->program()->context()), kernel_(kernel),
-      borrowed_(&view), args_(view.args()), range_(range) {
+      borrowed_(&view), range_(range) {
+  view.hold();  // a record's refused launch let it go
+  args_ = view.args();
   index_buffers();
 }
 
