@@ -6,6 +6,7 @@
 // command through StarPU): the same values, and no direct launch logged.
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <latch>
@@ -613,6 +614,74 @@ TEST_CASE("threads mixing direct and StarPU commands on shared queues and buffer
   }
   // Few: a shared queue waiting on StarPU sends its later commands there too.
   check_direct_launches(kRounds);
+}
+
+// A thread's transfers and kernels pin again the leases it found last,
+// without the lease table (RememberedLeases, runtime/data_leases.cpp): a
+// lease another thread recalled meanwhile must not take them, or a write
+// lands in a copy already given back to StarPU and is lost. Here one
+// thread streams writes without events into its buffer while another
+// thread's kernels read that buffer on the other device (each read lease
+// recalls the write lease, and the next write recalls the read leases).
+// What the kernels read races with the writes on purpose and is not looked
+// at; no write may be lost.
+TEST_CASE("a write stream lands whole while another thread's kernels keep recalling its lease") {
+  auto devs = pocl_devices();
+  REQUIRE(devs.size() >= 2);
+  Context ctx({devs[0], devs[1]});
+  Queue qw(ctx, devs[0]), qr(ctx, devs[1]);
+  Program prog(ctx, kSharedSource);
+  Kernel reader(prog, "halve_add_x");
+  const size_t n = 4096, part = 64, patches = 600, alone = 50;
+  std::vector<float> want = initial(n);
+  Mem y(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data());
+  Mem z(ctx, CL_MEM_READ_WRITE, n * sizeof(float));
+  // Each patch its own values, alive until the writer's clFinish.
+  std::vector<std::vector<float>> values(patches, std::vector<float>(part));
+  for (size_t p = 0; p < patches; ++p)
+    for (size_t i = 0; i < part; ++i) values[p][i] = float(p * 1000 + i);
+  for (size_t p = 0; p < patches; ++p)
+    std::copy(values[p].begin(), values[p].end(), want.begin() + (p * part) % n);
+  cl_int writer_error = CL_SUCCESS, reader_error = CL_SUCCESS;
+  auto write = [&](size_t p, cl_bool blocking) {
+    cl_int e = clEnqueueWriteBuffer(qw, y, blocking, (p * part) % n * sizeof(float),
+                                    part * sizeof(float), values[p].data(), 0, nullptr, nullptr);
+    if (e == CL_SUCCESS && p % 50 == 49) e = clFinish(qw);  // the reader's leases come and go
+    if (e != CL_SUCCESS && writer_error == CL_SUCCESS) writer_error = e;
+  };
+  // Alone first: the first write leases y on the writer's device, the
+  // others find that lease through the thread's memory of it.
+  placement_log().take();
+  for (size_t p = 0; p < alone; ++p) write(p, p == 0);
+  const int alone_records = count(placement_log().take(), "write (no event) goes directly to");
+  INFO("writes alone as records: " << alone_records);
+  if (direct_enabled()) CHECK(alone_records > 0);
+  // Then against the reader.
+  std::atomic<bool> writing{true};
+  bool finished = returns_within([&] {
+    std::thread readers([&] {
+      const float a = 1.0f;
+      auto fail = [&](cl_int e) { if (e != CL_SUCCESS && reader_error == CL_SUCCESS) reader_error = e; };
+      fail(clSetKernelArg(reader, 0, sizeof(cl_mem), &z.m));
+      fail(clSetKernelArg(reader, 1, sizeof(cl_mem), &y.m));
+      fail(clSetKernelArg(reader, 2, sizeof a, &a));
+      while (writing.load()) {
+        fail(clEnqueueNDRangeKernel(qr, reader, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+        fail(clFinish(qr));
+      }
+    });
+    for (size_t p = alone; p < patches; ++p) write(p, CL_FALSE);
+    if (cl_int e = clFinish(qw); e != CL_SUCCESS) writer_error = e;
+    writing = false;
+    readers.join();
+  }, 60.0);
+  REQUIRE(finished);
+  CHECK(writer_error == CL_SUCCESS);
+  CHECK(reader_error == CL_SUCCESS);
+  // How much of the rest went direct varies with the threads' timing.
+  INFO(count(placement_log().take(), "goes directly to") << " direct commands against the reader");
+  check_equal(read_all(qw, y, n), want);
+  check_equal(read_all(qr, y, n), want);
 }
 
 TEST_CASE("on cold models a kernel launched one at a time on a heft context queue soon goes direct") {
