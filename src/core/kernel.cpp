@@ -117,16 +117,10 @@ const runtime::native::NativeKernel* Kernel::native_any() const {
   return native_.empty() ? nullptr : native_.front().second.get();
 }
 
-cl_kernel Kernel::vendor_for(const Device* d) const {
+Kernel::VendorLaunch Kernel::vendor_launch(const Device* d) const {
   for (const VendorOf& v : vendor_)
-    if (v.device == d) return v.kernel.get();
-  return nullptr;
-}
-
-runtime::VendorArgValues& Kernel::vendor_arg_values(const Device* d) const {
-  for (const VendorOf& v : vendor_)
-    if (v.device == d) return v.set_values;
-  return vendor_.front().set_values;  // not reached: d runs this kernel's vendor form
+    if (v.device == d) return {v.kernel.get(), &v.set_values};
+  return {nullptr, nullptr};
 }
 
 cl_kernel Kernel::any_vendor() const { return vendor_.empty() ? nullptr : vendor_.front().kernel.get(); }

@@ -93,9 +93,14 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   cl_uint num_args() const { return static_cast<cl_uint>(arg_info_.size()); }
   const std::vector<KernelArgInfo>& arg_info() const { return arg_info_; }
   // The vendor kernel for a device, null where the program is not built.
-  cl_kernel vendor_for(const Device* d) const;
-  // What that kernel's arguments were last set to, under launch_mutex().
-  runtime::VendorArgValues& vendor_arg_values(const Device* d) const;
+  cl_kernel vendor_for(const Device* d) const { return vendor_launch(d).kernel; }
+  // That kernel with what its arguments were last set to (values: used
+  // under launch_mutex()); both null where the program is not built.
+  struct VendorLaunch {
+    cl_kernel kernel;
+    runtime::VendorArgValues* values;
+  };
+  VendorLaunch vendor_launch(const Device* d) const;
   cl_kernel any_vendor() const;
   // The native device's kernel, null where the program is not built for it.
   const runtime::native::NativeKernel* native_for(const Device* d) const;

@@ -220,7 +220,8 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, const Vendo
   // A record's refusal is not logged: the launch then takes its event,
   // whose attempt meets it again and says so once.
   const bool say = !as_record_;
-  cl_kernel k = kernel_->vendor_for(&device);
+  const core::Kernel::VendorLaunch vendor = kernel_->vendor_launch(&device);
+  cl_kernel k = vendor.kernel;
   if (!k) {
     if (say)
       log::error("kernel ", kernel_->name(), " is not built for ", device.label(),
@@ -230,7 +231,7 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, const Vendo
   // Held until the windows below are released.
   VendorLock lock = lock_vendor(device.worker().platform);
   std::lock_guard launching(kernel_->launch_mutex());
-  VendorArgValues& set_values = kernel_->vendor_arg_values(&device);
+  VendorArgValues& set_values = *vendor.values;
   // Vendor sub-buffers for Parasol sub-buffers: released once enqueued (the
   // vendor keeps what an enqueued kernel uses alive).
   std::vector<VendorMem> windows;
