@@ -14,6 +14,7 @@
 #include "core/context.h"
 #include "core/event.h"
 #include "core/object.h"
+#include "util/small_vector.h"
 
 namespace parasol::core {
 
@@ -60,6 +61,33 @@ class CommandQueue final
     if (!on) return false;
     recorded(on);
     return true;
+  }
+
+  // A command with an event (or a wait list) on a device queue that may
+  // take records goes the same way when launch(event, deps, tail) takes it
+  // (runtime::TaskCommand::try_record_with_event()): its event has no
+  // command object, and the queue's order and lane are a record's. deps:
+  // the wait list and the queue's previous command; tail as for
+  // try_record(). The event, or null: enqueue() must take the command.
+  template <class Launch>
+  Ref<Event> try_record_with_event(cl_command_type type, std::span<Event* const> wait_list,
+                                   Launch&& launch) {
+    if (!records_allowed() || !device_) return {};
+    auto event = Ref<Event>::adopt(create<Event>(context_.get(), this, type, nullptr));
+    std::lock_guard lock(mutex_);
+    SmallVector<Event*, 8> deps;
+    for (Event* e : wait_list) deps.push_back(e);
+    if (last_) deps.push_back(last_.get());
+    // Counted before the launch: the event may complete within it.
+    in_flight_.fetch_add(1, std::memory_order_relaxed);
+    if (!launch(*event, std::span<Event* const>(deps.data(), deps.size()),
+                static_cast<const Device*>(tail_))) {
+      command_finished();
+      return {};
+    }
+    last_ = event;
+    tail_ = nullptr;
+    return event;
   }
 
   // Blocks until every command enqueued so far has finished.

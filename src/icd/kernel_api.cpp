@@ -9,6 +9,7 @@
 #include "icd/api.h"
 #include "icd/info_out.h"
 #include "icd/validate.h"
+#include "runtime/direct_launch.h"
 #include "runtime/kernel_command.h"
 #include "runtime/native_kernel_command.h"
 #include "runtime/native/native_compiler.h"
@@ -319,6 +320,21 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
           return launch.record(previous, tail, q->home_lane());
         }))
       return CL_SUCCESS;
+  }
+  // With an event or a wait list, on a device queue: the same, its event
+  // without a command object when its dependencies and data allow.
+  if ((event || !waits.empty()) && q->device() && runtime::direct_capable(*q->device()) &&
+      q->records_allowed()) {
+    runtime::KernelCommand launch(k, view, range, q->device(), sched_ctx);
+    auto launched = q->try_record_with_event(
+        CL_COMMAND_NDRANGE_KERNEL, waits,
+        [&](core::Event& e, std::span<core::Event* const> deps, const core::Device* tail) {
+          return launch.try_record_with_event(e, deps, waits, tail);
+        });
+    if (launched) {
+      give_event(std::move(launched), event);
+      return CL_SUCCESS;
+    }
   }
   if (!divisible) {
     // Reading the arguments in place until its vendor has them, or until it

@@ -691,13 +691,13 @@ unsigned DirectSlot::join(LeasePins& pins, cl_event done,
 }
 
 void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_event done,
-                      DirectEnd complete, void* self) {
+                      DirectEnd complete, void* self, DoneHolder holder) {
   // A harvest elsewhere may complete (and let go of) the event as soon as
   // the command is in its lane.
   core::Ref<core::Event> keep(&event);
   // The event's own reference to the vendor event, taken now: once in the
   // lane, the command may complete and release its reference any moment.
-  if (done) clRetainEvent(done);
+  if (done && holder == DoneHolder::Command) clRetainEvent(done);
   Lane& lane = slot.lane_;
   const unsigned launched = slot.join(pins, done, complete, self, false, 0, &event);
   const Completion mode = completion_mode();

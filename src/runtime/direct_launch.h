@@ -161,6 +161,13 @@ core::Device* sole_resident(const core::Context& context,
 
 struct Lane;
 
+// Who holds the reference to a direct command's vendor event that the
+// vendor enqueue returned (hand_over_direct()): the command (it releases it
+// once its DirectEnd ran; the event takes one of its own), or, for an event
+// launched without a command object (TaskCommand::try_record_with_event()),
+// the event itself.
+enum class DoneHolder { Command, Event };
+
 // What runs once the vendor completed a direct command or record: self as
 // handed over, the status of the event proving it done (its own, or a
 // later one's), and for a record its launch time (now_ns(), or 0).
@@ -207,7 +214,7 @@ class DirectSlot {
 
  private:
   friend void hand_over_direct(DirectSlot&, core::Event&, LeasePins&, cl_event, DirectEnd,
-                               void*);
+                               void*, DoneHolder);
   friend void hand_over_record(DirectSlot&, LeasePins&, cl_event, DirectEnd, void*,
                                std::uint64_t);
   // The part of a hand-over every command shares: the leases learn of the
@@ -238,9 +245,9 @@ class DirectSlot {
 // by default a waiter thread per device; or a vendor callback per command;
 // or (lazy) whichever thread looks first, with callbacks only on awaited
 // events (depended on, waited for, polled), on profiling queues and on the
-// lane's periodic proofs. self may be gone after.
+// lane's periodic proofs. self may be gone after. holder: see DoneHolder.
 void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_event done,
-                      DirectEnd complete, void* self);
+                      DirectEnd complete, void* self, DoneHolder holder = DoneHolder::Command);
 
 // hand_over_direct() for a command without a Parasol event (a record of
 // core::CommandQueue): nothing waits for it but its queue's clFinish (which

@@ -43,6 +43,9 @@ class KernelCommand final : public TaskCommand {
     as_record_ = true;
     return try_record(previous, tail, home);
   }
+  // The same for a launch with an event, on a device queue, for
+  // core::CommandQueue::try_record_with_event().
+  using TaskCommand::try_record_with_event;
   // Whether a launch of kernel on queue could go as a record at all, looked
   // at before one is built for nothing (TaskCommand::try_record() decides):
   // on a context queue where two devices could run it, only if one of their

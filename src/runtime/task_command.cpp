@@ -424,6 +424,51 @@ core::Device* TaskCommand::try_record(core::Event* previous, const core::Device*
   return device;
 }
 
+bool TaskCommand::try_record_with_event(core::Event& event, std::span<core::Event* const> deps,
+                                        std::span<core::Event* const> named,
+                                        const core::Device* tail) {
+  if (!pinned_ || !direct_path_enabled() || trace::enabled()) return false;
+  core::Device* device = direct_target();
+  if (!device || (tail && tail != device) || !dependencies_allow(*device, deps)) return false;
+  LeasePins pins;
+  if (!DataLeases::instance().pin(*device, handles_, modes_, false, pins)) return false;
+  SmallVector<void*, 16> buffers;
+  for (std::size_t i = 0; i < handles_.size(); ++i) buffers.push_back(pins.interface(i));
+  event.begin_direct(device, named);
+  const LaneChoice lane(event, deps);
+  DirectSlot slot(event, lane);
+  cl_event done = nullptr;
+  const cl_int status = execute(buffers.data(), *device, slot.place(), slot.event_out(done));
+  if (status != CL_COMPLETE || (slot.wants_event() && !done)) {
+    slot.release();  // refused (execute() said why): the event fails with its error
+    pins.unused();
+    event.complete(status);
+    return true;
+  }
+  log::debug("command '", name(), "' (event ", event.id(), ", no command kept) goes directly to ",
+             device->label(), ", lane ", lane.lane(), ", behind ", lane.waits().size(),
+             " events of its other lanes");
+  hand_over_direct(slot, event, pins, done, &TaskCommand::on_event_record_done, &event,
+                   DoneHolder::Event);
+  return true;
+}
+
+void TaskCommand::on_event_record_done(void* self, cl_int proof_status, std::uint64_t) {
+  auto& event = *static_cast<core::Event*>(self);
+  const core::Device& d = *event.executed_on();
+  cl_int status = proof_status;
+  if (cl_event own = event.direct_done()) {
+    VendorLock lock = lock_vendor(d.worker().platform);
+    status = vendor_event_status(own, CL_COMPLETE);
+  }
+  if (status < 0)
+    log::error("command (event ", event.id(), ") on ", d.label(), " failed in the vendor: ",
+               error_name(status), " (", status, ")",
+               event.direct_done() ? "" : ", as the later event proving it done did");
+  record_command(d.worker().worker_id, now_ns() - event.time_start());
+  event.complete(status);
+}
+
 void TaskCommand::on_record_done(void* device, cl_int proof_status, std::uint64_t launched) {
   const auto& d = *static_cast<const core::Device*>(device);
   if (proof_status < 0)

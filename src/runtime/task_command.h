@@ -76,6 +76,17 @@ class TaskCommand : public core::Command {
   // Only leases already held (the queue's lock is held meanwhile). On the
   // queue's home lane (home: core::CommandQueue::home_lane()).
   core::Device* try_record(core::Event* previous, const core::Device* tail, unsigned home);
+  // A command with an event, on a device queue, launched the way a record
+  // is (core::CommandQueue::try_record_with_event()): the command object
+  // lives on the enqueuing thread's stack and ends with the launch; the
+  // event, which has none, completes from its lane (on_event_record_done()).
+  // deps: the wait list (named) and the queue's previous command; tail: the
+  // device of the queue's records after that one. False, the event
+  // untouched: the launch needs the full path (a dependency off this
+  // device's lanes, a lease to take). True: the vendor has it, or refused it
+  // and the event failed.
+  bool try_record_with_event(core::Event& event, std::span<core::Event* const> deps,
+                             std::span<core::Event* const> named, const core::Device* tail);
   // On a context queue: whether the policy would keep the command on
   // `resident`, the device holding all of its data (else StarPU decides).
   virtual bool policy_keeps_on(const core::Device& /*resident*/) const { return true; }
@@ -128,6 +139,8 @@ class TaskCommand : public core::Command {
   static void on_direct_done(void* self, cl_int proof_status, std::uint64_t);
   // A record's end: device is the core::Device it went to.
   static void on_record_done(void* device, cl_int proof_status, std::uint64_t launched);
+  // The end of a try_record_with_event() launch: event is its core::Event.
+  static void on_event_record_done(void* event, cl_int proof_status, std::uint64_t);
 
   core::Device* pinned_;
   unsigned sched_ctx_;

@@ -110,6 +110,20 @@ struct OneDevice {
   }
 };
 
+// OneDevice and a buffer of initial(n) values that one step (a = 1) leased
+// on its device, the queue finished; want: what the CPU says it holds.
+struct LeasedBuffer {
+  static constexpr size_t n = 4096;
+  OneDevice d;
+  std::vector<float> want = initial(n);
+  Mem y{d.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data()};
+  LeasedBuffer() {
+    enqueue_steps(d.q, d.k, y, 1.0f, 1, n);
+    step_on_cpu(want, 1.0f, 1);
+    CL_REQUIRE(clFinish(d.q));
+  }
+};
+
 // Two PoCL devices in one context: a device queue on each, a context queue,
 // and the kernel.
 struct TwoDevices {
@@ -144,15 +158,62 @@ TEST_CASE("a chain on a device queue goes direct and computes what the CPU compu
   check_direct_launches(10);  // the first launch leases the buffer; the rest follow it
 }
 
-TEST_CASE("commands held back by a user event go to their device directly once it is set") {
-  OneDevice d;
-  auto& [dev, ctx, q, prog, k] = d;
-  const size_t n = 4096;
-  auto want = initial(n);
-  Mem y(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data());
-  enqueue_steps(q, k, y, 1.0f, 1, n);  // leases the buffer on the device
-  step_on_cpu(want, 1.0f, 1);
+TEST_CASE("an evented chain on a device queue goes direct without command objects, and its "
+          "events tell what ran where") {
+  LeasedBuffer b;
+  auto& [dev, ctx, q, prog, k] = b.d;
+  const size_t n = b.n;
+  auto& want = b.want;
+  Mem& y = b.y;
+  const cl_ulong commands_before = device_stats(dev).commands;
+  placement_log().take();
+  // Each launch waits for the one before (named in its wait list) and
+  // returns its event; every event is kept until the end.
+  constexpr int kSteps = 40;
+  std::vector<Event> events(kSteps);
+  set_args(k, y.m, 2.0f);
+  for (int i = 0; i < kSteps; ++i)
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, i ? 1 : 0,
+                                      i ? &events[i - 1].e : nullptr, &events[i]));
+  step_on_cpu(want, 2.0f, kSteps);
+  static std::atomic<int> completed{0};
+  completed = 0;
+  CL_REQUIRE(clSetEventCallback(events.back(), CL_COMPLETE,
+                                [](cl_event, cl_int status, void*) {
+                                  if (status == CL_COMPLETE) ++completed;
+                                },
+                                nullptr));
+  CL_REQUIRE(clWaitForEvents(1, &events.back().e));
+  check_equal(read_all(q, y, n), want);
+  for (auto& e : events) {
+    CHECK(event_status(e) == CL_COMPLETE);
+    cl_command_type type = 0;
+    CL_REQUIRE(clGetEventInfo(e, CL_EVENT_COMMAND_TYPE, sizeof type, &type, nullptr));
+    CHECK(type == CL_COMMAND_NDRANGE_KERNEL);
+    cl_command_queue of = nullptr;
+    CL_REQUIRE(clGetEventInfo(e, CL_EVENT_COMMAND_QUEUE, sizeof of, &of, nullptr));
+    CHECK(of == q.q);
+    CHECK(ran_on(e) == dev);
+  }
   CL_REQUIRE(clFinish(q));
+  CHECK(completed.load() == 1);
+  // Counted once each in the device's statistics, as every command is.
+  CHECK(device_stats(dev).commands >= commands_before + kSteps);
+  const std::string log = placement_log().take();
+  const int slim = count(log, "no command kept");
+  INFO("launches without a command object: " << slim);
+  if (direct_enabled())
+    CHECK(slim == kSteps);
+  else
+    CHECK(slim == 0);
+}
+
+TEST_CASE("commands held back by a user event go to their device directly once it is set") {
+  LeasedBuffer b;
+  auto& [dev, ctx, q, prog, k] = b.d;
+  const size_t n = b.n;
+  auto& want = b.want;
+  Mem& y = b.y;
   cl_int err = CL_SUCCESS;
   cl_event gate = clCreateUserEvent(ctx, &err);
   CL_REQUIRE(err);

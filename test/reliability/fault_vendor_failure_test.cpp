@@ -60,6 +60,22 @@ struct FaultBesidePocl {
   Kernel k{prog, "scale_shift"};
 };
 
+// FaultBesidePocl with a buffer of ramp() values that one launch of
+// x = 2x + 0.5 (`first`, waited for) leased on the Fault Device: later
+// launches there may go the way records do. The log is taken after it.
+struct LeasedOnFault : FaultBesidePocl {
+  std::vector<float> host = ramp();
+  Mem buf{ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data()};
+  Event first;
+  LeasedOnFault() {
+    REQUIRE(kLogInstalled);
+    set_args(k, buf.m, 2.0f, 0.5f);
+    CL_REQUIRE(clEnqueueNDRangeKernel(qf, k, 1, nullptr, &kN, nullptr, 0, nullptr, &first));
+    CL_REQUIRE(clWaitForEvents(1, &first.e));
+    captured_log().take();
+  }
+};
+
 }  // namespace
 
 TEST_CASE_METHOD(FaultBesidePocl,
@@ -244,19 +260,9 @@ TEST_CASE_METHOD(FaultBesidePocl,
   check_scale_shift_works(ctx, qf, k);
 }
 
-TEST_CASE_METHOD(FaultBesidePocl,
+TEST_CASE_METHOD(LeasedOnFault,
                  "a launch without an event that the Fault Device refuses is logged once, and "
                  "its queue goes on") {
-  REQUIRE(kLogInstalled);
-  std::vector<float> host = ramp();
-  Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
-  set_args(k, buf.m, 2.0f, 0.5f);
-  // On the Fault Device first, so that the eventless launch below may go as
-  // a record (a lease already holds its buffer there).
-  Event first;
-  CL_REQUIRE(clEnqueueNDRangeKernel(qf, k, 1, nullptr, &kN, nullptr, 0, nullptr, &first));
-  CL_REQUIRE(clWaitForEvents(1, &first.e));
-  captured_log().take();
   {
     FaultScope f("enqueue_fail -5");
     // Refused as a record, then again on the event path, which fails the
@@ -272,6 +278,31 @@ TEST_CASE_METHOD(FaultBesidePocl,
   CL_REQUIRE(clEnqueueReadBuffer(qf, buf, CL_TRUE, 0, kN * sizeof(float), out.data(), 0, nullptr,
                                  nullptr));
   for (size_t i = 0; i < kN; ++i) REQUIRE(out[i] == 2.0f * host[i] + 0.5f);
+  check_scale_shift_works(ctx, qf, k);
+}
+
+TEST_CASE_METHOD(LeasedOnFault,
+                 "a launch with an event that the Fault Device refuses, its buffer leased there, "
+                 "fails that event alone, logged once") {
+  // Goes the way records do, its event without a command object.
+  Event refused, after;
+  {
+    FaultScope f("enqueue_fail -5");
+    CL_REQUIRE(clEnqueueNDRangeKernel(qf, k, 1, nullptr, &kN, nullptr, 1, &first.e, &refused));
+    CHECK(clWaitForEvents(1, &refused.e) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  }
+  CHECK(event_status(refused) == CL_OUT_OF_RESOURCES);
+  const std::string log = captured_log().take();
+  INFO("Parasol's log:\n" << log);
+  CHECK(count(log, "the vendor refused the launch: CL_OUT_OF_RESOURCES (-5)") == 1);
+  // In order behind the refused one, not naming it: it runs.
+  CL_REQUIRE(clEnqueueNDRangeKernel(qf, k, 1, nullptr, &kN, nullptr, 0, nullptr, &after));
+  CL_REQUIRE(clWaitForEvents(1, &after.e));
+  // The first and the last launch ran: x = 2 * (2 * ramp + 0.5) + 0.5.
+  std::vector<float> out(kN, -1.0f);
+  CL_REQUIRE(clEnqueueReadBuffer(qf, buf, CL_TRUE, 0, kN * sizeof(float), out.data(), 0, nullptr,
+                                 nullptr));
+  for (size_t i = 0; i < kN; ++i) REQUIRE(out[i] == 2.0f * (2.0f * host[i] + 0.5f) + 0.5f);
   check_scale_shift_works(ctx, qf, k);
 }
 
