@@ -63,8 +63,8 @@ class CommandQueue final
     return true;
   }
 
-  // A command with an event (or a wait list) on a device queue that may
-  // take records goes the same way when launch(event, deps, tail) takes it
+  // A command with an event (or a wait list) on a queue that may take
+  // records goes the same way when launch(event, deps, tail) takes it
   // (runtime::TaskCommand::try_record_with_event()): its event has no
   // command object, and the queue's order and lane are a record's. deps:
   // the wait list and the queue's previous command; tail as for
@@ -72,7 +72,7 @@ class CommandQueue final
   template <class Launch>
   Ref<Event> try_record_with_event(cl_command_type type, std::span<Event* const> wait_list,
                                    Launch&& launch) {
-    if (!records_allowed() || !device_) return {};
+    if (!records_allowed()) return {};
     auto event = Ref<Event>::adopt(create<Event>(context_.get(), this, type, nullptr));
     std::lock_guard lock(mutex_);
     SmallVector<Event*, 8> deps;

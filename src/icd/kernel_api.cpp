@@ -9,7 +9,6 @@
 #include "icd/api.h"
 #include "icd/info_out.h"
 #include "icd/validate.h"
-#include "runtime/direct_launch.h"
 #include "runtime/kernel_command.h"
 #include "runtime/native_kernel_command.h"
 #include "runtime/native/native_compiler.h"
@@ -321,10 +320,10 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
         }))
       return CL_SUCCESS;
   }
-  // With an event or a wait list, on a device queue: the same, its event
-  // without a command object when its dependencies and data allow.
-  if ((event || !waits.empty()) && q->device() && runtime::direct_capable(*q->device()) &&
-      q->records_allowed()) {
+  // With an event or a wait list: the same, its event without a command
+  // object when its dependencies and data allow.
+  if ((event || !waits.empty()) && !divisible && q->records_allowed() &&
+      runtime::KernelCommand::may_record_with_event(*q, *k)) {
     runtime::KernelCommand launch(k, view, range, q->device(), sched_ctx);
     auto launched = q->try_record_with_event(
         CL_COMMAND_NDRANGE_KERNEL, waits,

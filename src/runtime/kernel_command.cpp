@@ -51,17 +51,36 @@ void KernelCommand::index_buffers() {
   }
 }
 
-bool KernelCommand::may_record(const core::CommandQueue& queue, const core::Kernel& kernel) {
-  if (queue.device()) return true;
-  const core::Context& context = *queue.context();
-  int able = 0;
+namespace {
+
+// The devices of a context queue's context that could run kernel, and
+// whether one of their lanes goes without vendor events.
+struct Able {
+  int devices = 0;
   bool unevented = false;
+};
+Able able_devices(const core::Context& context, const core::Kernel& kernel) {
+  Able able;
   for (core::Device* d : context.devices()) {
     if (!context.in_rotation(d) || !kernel.runs_on(d)) continue;
-    ++able;
-    unevented |= lane_goes_without_events(*d);
+    ++able.devices;
+    able.unevented |= lane_goes_without_events(*d);
   }
-  return able < 2 || unevented;
+  return able;
+}
+
+}  // namespace
+
+bool KernelCommand::may_record(const core::CommandQueue& queue, const core::Kernel& kernel) {
+  if (queue.device()) return true;
+  const Able able = able_devices(*queue.context(), kernel);
+  return able.devices < 2 || able.unevented;
+}
+
+bool KernelCommand::may_record_with_event(const core::CommandQueue& queue,
+                                          const core::Kernel& kernel) {
+  if (const core::Device* d = queue.device()) return direct_capable(*d);
+  return able_devices(*queue.context(), kernel).devices < 2;
 }
 
 starpu_codelet* KernelCommand::codelet() { return kernel_codelet(kernel_->model_symbol()); }

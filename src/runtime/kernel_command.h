@@ -43,7 +43,7 @@ class KernelCommand final : public TaskCommand {
     as_record_ = true;
     return try_record(previous, tail, home);
   }
-  // The same for a launch with an event, on a device queue, for
+  // The same for a launch with an event, for
   // core::CommandQueue::try_record_with_event().
   using TaskCommand::try_record_with_event;
   // Whether a launch of kernel on queue could go as a record at all, looked
@@ -51,6 +51,11 @@ class KernelCommand final : public TaskCommand {
   // on a context queue where two devices could run it, only if one of their
   // lanes goes without vendor events.
   static bool may_record(const core::CommandQueue& queue, const core::Kernel& kernel);
+  // The same for a launch with an event (try_record_with_event()): on a
+  // device queue, a device that takes direct launches; on a context queue,
+  // no second device that could run it (one could place the command again
+  // after a device-level failure, which needs the command object).
+  static bool may_record_with_event(const core::CommandQueue& queue, const core::Kernel& kernel);
   // Launches that are alike (kernel, NDRange, buffer sizes) share a key.
   static std::uint64_t launch_key(const core::Kernel& kernel,
                                   std::span<const core::KernelArg> args, const NDRange& range);

@@ -427,9 +427,11 @@ core::Device* TaskCommand::try_record(core::Event* previous, const core::Device*
 bool TaskCommand::try_record_with_event(core::Event& event, std::span<core::Event* const> deps,
                                         std::span<core::Event* const> named,
                                         const core::Device* tail) {
-  if (!pinned_ || !direct_path_enabled() || trace::enabled()) return false;
+  if (!direct_path_enabled() || trace::enabled()) return false;
   core::Device* device = direct_target();
-  if (!device || (tail && tail != device) || !dependencies_allow(*device, deps)) return false;
+  if (!device || (tail && tail != device) || (!pinned_ && placeable_elsewhere(device)) ||
+      !dependencies_allow(*device, deps))
+    return false;
   LeasePins pins;
   if (!DataLeases::instance().pin(*device, handles_, modes_, false, pins)) return false;
   SmallVector<void*, 16> buffers;

@@ -76,13 +76,15 @@ class TaskCommand : public core::Command {
   // Only leases already held (the queue's lock is held meanwhile). On the
   // queue's home lane (home: core::CommandQueue::home_lane()).
   core::Device* try_record(core::Event* previous, const core::Device* tail, unsigned home);
-  // A command with an event, on a device queue, launched the way a record
-  // is (core::CommandQueue::try_record_with_event()): the command object
-  // lives on the enqueuing thread's stack and ends with the launch; the
-  // event, which has none, completes from its lane (on_event_record_done()).
-  // deps: the wait list (named) and the queue's previous command; tail: the
-  // device of the queue's records after that one. False, the event
-  // untouched: the launch needs the full path (a dependency off this
+  // A command with an event launched the way a record is
+  // (core::CommandQueue::try_record_with_event()): the command object lives
+  // on the enqueuing thread's stack and ends with the launch; the event,
+  // which has none, completes from its lane (on_event_record_done()). On a
+  // context queue only where no other device could take the command (after
+  // a device-level failure it would be placed again: that needs the
+  // object). deps: the wait list (named) and the queue's previous command;
+  // tail: the device of the queue's records after that one. False, the
+  // event untouched: the launch needs the full path (a dependency off this
   // device's lanes, a lease to take). True: the vendor has it, or refused it
   // and the event failed.
   bool try_record_with_event(core::Event& event, std::span<core::Event* const> deps,
