@@ -132,7 +132,9 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   cl_int wait();
   void add_callback(const EventCallback& callback);
 
-  // Profiling (nanoseconds, steady clock).
+  // Profiling (nanoseconds, steady clock). Queued is taken on profiling
+  // queues only; the others always (the trace, the device counters and
+  // divide functions' statistics read them).
   std::uint64_t time_queued() const { return t_queued_; }
   std::uint64_t time_submit() const { return t_submit_; }
   std::uint64_t time_start() const { return t_start_; }
