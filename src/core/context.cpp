@@ -45,9 +45,10 @@ Context::~Context() {
   // scheduling context (it waits for the context's tasks) is forbidden.
   if (owns_sched_ctx_)
     runtime::defer_release([id = sched_ctx_] {
-      if (!runtime::StarpuRuntime::running()) return;
-      runtime::WorkerDemand demand = runtime::WorkerDemand::raise();
-      starpu_sched_ctx_delete(id);
+      runtime::StarpuRuntime::while_running([id] {
+        runtime::WorkerDemand demand = runtime::WorkerDemand::raise();
+        starpu_sched_ctx_delete(id);
+      });
     });
 }
 

@@ -35,10 +35,11 @@ BufferStorage::~BufferStorage() {
   if (handle_) DataLeases::instance().forget(handle_);
   defer_release([handle = handle_, host = owns_host_ ? host_ : nullptr,
                  callbacks = std::move(after_release_)] {
-    if (handle && StarpuRuntime::running()) {
-      WorkerDemand demand = WorkerDemand::raise();
-      starpu_data_unregister_no_coherency(handle);
-    }
+    if (handle)
+      StarpuRuntime::while_running([handle] {
+        WorkerDemand demand = WorkerDemand::raise();
+        starpu_data_unregister_no_coherency(handle);
+      });
     std::free(host);
     for (auto it = callbacks.rbegin(); it != callbacks.rend(); ++it) (*it)();
   });

@@ -25,6 +25,10 @@ namespace {
 
 std::atomic<bool> g_discovering{false};
 std::atomic<bool> g_running{false};
+// Held by while_running()'s calls and by the shutdown while it marks StarPU
+// stopped: a release on another thread either ends before starpu_shutdown
+// begins or sees StarPU stopped (a check alone could pass just before).
+std::mutex g_stopping;
 
 // Parasol's defaults for StarPU; a user's own STARPU_* settings win.
 void set_default_environment() {
@@ -127,6 +131,13 @@ void log_vendors(const std::vector<VendorWorker>& workers) {
 bool StarpuRuntime::discovering() { return g_discovering.load(std::memory_order_acquire); }
 bool StarpuRuntime::running() { return g_running.load(std::memory_order_acquire); }
 
+bool StarpuRuntime::while_running(const std::function<void()>& fn) {
+  std::lock_guard lock(g_stopping);
+  if (!running()) return false;
+  fn();
+  return true;
+}
+
 StarpuRuntime* StarpuRuntime::get() {
   static StarpuRuntime* instance = [] () -> StarpuRuntime* {
     static StarpuRuntime runtime;
@@ -195,7 +206,12 @@ void StarpuRuntime::shutdown_at_exit() {
   DataLeases::instance().recall_everything();
   drain_deferred_releases();
   if (const char* s = std::getenv("PARASOL_STATS"); s && *s && *s != '0') print_device_stats();
-  if (g_running.exchange(false)) {
+  bool was_running;
+  {
+    std::lock_guard lock(g_stopping);  // after a release in progress elsewhere
+    was_running = g_running.exchange(false);
+  }
+  if (was_running) {
     release_lanes();
     stop_worker_parking();
     starpu_shutdown();

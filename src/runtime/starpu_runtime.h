@@ -9,6 +9,7 @@
 
 #include <CL/cl.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,11 @@ class StarpuRuntime {
   // False before StarPU started and after it shut down (at exit): objects
   // released that late leave their StarPU resources to the process's end.
   static bool running();
+  // Runs fn if StarPU is running, and never while it shuts down: for
+  // StarPU calls that may come from another thread during the process's exit
+  // (deferred releases: a command ended by the waiter lets go of its
+  // buffers and context then). Whether fn ran.
+  static bool while_running(const std::function<void()>& fn);
 
   const std::vector<VendorWorker>& vendor_workers() const { return vendor_workers_; }
   const VendorWorker* worker_for_devid(int devid) const;
