@@ -54,6 +54,9 @@ class LeasePins {
 
   // The device copy of the i-th handle pinned (its StarPU interface).
   void* interface(std::size_t i) const;
+  // Every handle's, in the order pinned: the buffers[] a launch's execute()
+  // takes, valid until the pins are let go (used_on(), unused()).
+  void** interfaces() { return interfaces_.data(); }
   // The vendor command that uses the leases went to that lane of their
   // device (with or without a vendor event of its own): giving the leases
   // back then waits for a marker behind it there. Unpins them.

@@ -352,8 +352,6 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
     before_blocking();
     if (!pin_direct_leases(*device, handles_, modes_, pins)) return false;
   }
-  SmallVector<void*, 16> buffers;  // every launch passes them: on the stack unless many
-  for (std::size_t i = 0; i < handles_.size(); ++i) buffers.push_back(pins.interface(i));
   event_ = &event;
   event.begin_direct(device, named);
   const LaneChoice lane(event, deps);
@@ -362,7 +360,7 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
              " events of its other lanes: its data is resident there");
   started_ = now_ns();
   DirectSlot slot(event, lane);
-  status_ = execute(buffers.data(), *device, slot.place(), slot.event_out(done_));
+  status_ = execute(pins.interfaces(), *device, slot.place(), slot.event_out(done_));
   if (status_ != CL_COMPLETE || (slot.wants_event() && !done_)) {
     // The vendor refused it (the event fails with its error), or there was
     // nothing to enqueue (a migration: the leases brought the data).
@@ -403,8 +401,6 @@ core::Device* TaskCommand::try_record(core::Event* previous, const core::Device*
   if (!lane) return nullptr;
   LeasePins pins;
   if (!DataLeases::instance().pin(*device, handles_, modes_, false, pins)) return nullptr;
-  SmallVector<void*, 16> buffers;
-  for (std::size_t i = 0; i < handles_.size(); ++i) buffers.push_back(pins.interface(i));
   const std::uint64_t launched = now_ns();
   DirectSlot slot(*device, *lane);
   if (elsewhere && slot.wants_event()) {
@@ -413,7 +409,7 @@ core::Device* TaskCommand::try_record(core::Event* previous, const core::Device*
   }
   cl_event done = nullptr;
   // Refused, or nothing enqueued: the event path does it again and says so.
-  if (execute(buffers.data(), *device, slot.place(), slot.event_out(done)) != CL_COMPLETE ||
+  if (execute(pins.interfaces(), *device, slot.place(), slot.event_out(done)) != CL_COMPLETE ||
       (slot.wants_event() && !done)) {
     slot.release();
     return nullptr;
@@ -434,13 +430,11 @@ bool TaskCommand::try_record_with_event(core::Event& event, std::span<core::Even
     return false;
   LeasePins pins;
   if (!DataLeases::instance().pin(*device, handles_, modes_, false, pins)) return false;
-  SmallVector<void*, 16> buffers;
-  for (std::size_t i = 0; i < handles_.size(); ++i) buffers.push_back(pins.interface(i));
   event.begin_direct(device, named);
   const LaneChoice lane(event, deps);
   DirectSlot slot(event, lane);
   cl_event done = nullptr;
-  const cl_int status = execute(buffers.data(), *device, slot.place(), slot.event_out(done));
+  const cl_int status = execute(pins.interfaces(), *device, slot.place(), slot.event_out(done));
   if (status != CL_COMPLETE || (slot.wants_event() && !done)) {
     slot.release();  // refused (execute() said why): the event fails with its error
     pins.unused();
