@@ -10,7 +10,7 @@
 #       bench_command_overhead Portable per library: per row and library, the
 #       median ratio to PoCL (device queue / context queue) and the median
 #       microseconds (PoCL, device queue, context queue).
-#   LIBS=... [RUNS=15] [STREAM=chain|kernel|write] [COMMANDS=20000] \
+#   LIBS=... [RUNS=15] [STREAM=chain|kernel|write|evented-write] [COMMANDS=20000] \
 #     bash bench/ab-local.sh stream
 #       bench_launch_stream: PoCL alone and each library, the median
 #       microseconds per command and its ratio to PoCL's median.

@@ -56,7 +56,8 @@ Setup make(cl_context ctx, cl_device_id queue_device) {
 }
 
 struct Figures {
-  double empty, tiny, chain, write, roundtrip;  // microseconds per command
+  // microseconds per command
+  double empty, tiny, chain, write, evented_write, blocking_read, roundtrip;
 };
 
 Figures measure(Setup& s, int n) {
@@ -91,7 +92,22 @@ Figures measure(Setup& s, int n) {
       BENCH_CHECK(clEnqueueWriteBuffer(s.q, s.x, CL_FALSE, 0, sizeof small, small, 0, nullptr, nullptr));
     BENCH_CHECK(clFinish(s.q));
   }));
+  // Each write returns an event, released at once (the application may
+  // wait for it): the same stream as above with one more object per command.
+  f.evented_write = per(best_of(3, [&] {
+    for (int i = 0; i < n; ++i) {
+      cl_event e;
+      BENCH_CHECK(clEnqueueWriteBuffer(s.q, s.x, CL_FALSE, 0, sizeof small, small, 0, nullptr, &e));
+      clReleaseEvent(e);
+    }
+    BENCH_CHECK(clFinish(s.q));
+  }));
   int rt = std::max(1, n / 4);
+  // Round trips: each read returns once its 64 bytes are on the host.
+  f.blocking_read = best_of(3, [&] {
+    for (int i = 0; i < rt; ++i)
+      BENCH_CHECK(clEnqueueReadBuffer(s.q, s.x, CL_TRUE, 0, sizeof small, small, 0, nullptr, nullptr));
+  }) * 1e6 / rt;
   f.roundtrip = best_of(3, [&] {
     for (int i = 0; i < rt; ++i) {
       BENCH_CHECK(clEnqueueNDRangeKernel(s.q, s.empty, 1, nullptr, &one, nullptr, 0, nullptr, nullptr));
@@ -155,12 +171,14 @@ int main(int argc, char** argv) {
   }
 
   // Interleaved rounds, so that machine noise hits all three alike.
-  Figures v{1e30, 1e30, 1e30, 1e30, 1e30}, d = v, c = v, m = v;
+  Figures v{1e30, 1e30, 1e30, 1e30, 1e30, 1e30, 1e30}, d = v, c = v, m = v;
   auto keep_best = [](Figures& best, const Figures& f) {
     best.empty = std::min(best.empty, f.empty);
     best.tiny = std::min(best.tiny, f.tiny);
     best.chain = std::min(best.chain, f.chain);
     best.write = std::min(best.write, f.write);
+    best.evented_write = std::min(best.evented_write, f.evented_write);
+    best.blocking_read = std::min(best.blocking_read, f.blocking_read);
     best.roundtrip = std::min(best.roundtrip, f.roundtrip);
   };
   for (int round = 0; round < 3; ++round) {
@@ -185,6 +203,9 @@ int main(int argc, char** argv) {
   row("dependent chain (event wait lists)", v.chain, d.chain, c.chain, m.chain);
   row("small write, 64 B, non-blocking", v.write, d.write, c.write, m.write);
   row("empty kernel + clFinish each", v.roundtrip, d.roundtrip, c.roundtrip, m.roundtrip);
+  row("small write with an event", v.evented_write, d.evented_write, c.evented_write,
+      m.evented_write);
+  row("blocking read, 64 B", v.blocking_read, d.blocking_read, c.blocking_read, m.blocking_read);
 
   release(vendor);
   release(devq);

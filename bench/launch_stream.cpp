@@ -6,7 +6,8 @@
 //   bench_launch_stream [platform-prefix]   (default: Parasol)
 // Environment: BENCH_COMMANDS [4000] per round, BENCH_STREAM [write], kernel
 // (a 16-item kernel with two arguments, set once) or chain (that kernel, each
-// returning an event the next one waits on), BENCH_DEVICE: the
+// returning an event the next one waits on) or evented-write (the write,
+// each returning an event released at once), BENCH_DEVICE: the
 // first device whose name contains it (default: the platform's first),
 // BENCH_QUEUE [device] or context: a context queue (Parasol's) over every
 // device whose name contains BENCH_DEVICE, placed by the context's policy.
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   const int n = env_int("BENCH_COMMANDS", 4000);
   const std::string stream = env_string("BENCH_STREAM", "write");
   const bool chain = stream == "chain", kernels = chain || stream == "kernel";
+  const bool evented = stream == "evented-write";
   cl_platform_id p = find_platform(platform);
   auto devs = devices(p);
   if (devs.empty()) {
@@ -68,15 +70,21 @@ int main(int argc, char** argv) {
         prev = e;
       } else if (kernels)
         BENCH_CHECK(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr, nullptr));
-      else
+      else {
+        cl_event e = nullptr;
         BENCH_CHECK(clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, sizeof small, small, 0, nullptr,
-                                         nullptr));
+                                         evented ? &e : nullptr));
+        if (e) clReleaseEvent(e);
+      }
     }
     if (prev) clReleaseEvent(prev);
     BENCH_CHECK(clFinish(q));
   });
   std::printf("%s on %s%s (%s): %.3f us per command, %d commands, best of 5\n",
-              chain ? "16-item kernel chain" : kernels ? "16-item kernel" : "64-byte write",
+              chain     ? "16-item kernel chain"
+              : kernels ? "16-item kernel"
+              : evented ? "64-byte write with an event"
+                        : "64-byte write",
               context_queue ? "a context queue over " : "", device_name(dev).c_str(),
               platform.c_str(), secs * 1e6 / n, n);
   if (std::getenv("BENCH_THREAD_STATS")) print_thread_stats(stdout);

@@ -90,6 +90,14 @@ cl_int check_range(const char* function, const Buffer& b, size_t offset, size_t 
   return CL_SUCCESS;
 }
 
+// A transfer's event enqueued: waited for if blocking, handed out if asked.
+cl_int finish_host(Ref<core::Event> e, cl_bool blocking, cl_event* event) {
+  cl_int result = CL_SUCCESS;
+  if (blocking && e->wait() < 0) result = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+  give_event(std::move(e), event);
+  return result;
+}
+
 // The one path of every host-side transfer command.
 // bytes: what the command moves between the host and the buffers (traces).
 cl_int enqueue_host(const char* function, CommandQueue* q, cl_command_type type,
@@ -106,13 +114,21 @@ cl_int enqueue_host(const char* function, CommandQueue* q, cl_command_type type,
         return runtime::DirectTransfer{accesses, *vendor_form}.record(*q, previous, tail);
       }))
     return CL_SUCCESS;
+  // With an event, a wait list or blocking: the same way when the data and
+  // the wait list allow, its event without a command object.
+  if (vendor_form && q->records_allowed() &&
+      (!q->device() || runtime::direct_capable(*q->device()))) {
+    Ref<core::Event> e = q->try_record_with_event(
+        type, waits,
+        [&](core::Event& ev, std::span<core::Event* const> deps, const core::Device* tail) {
+          return runtime::DirectTransfer{accesses, *vendor_form}.record_with_event(ev, deps, waits,
+                                                                                  tail);
+        });
+    if (e) return finish_host(std::move(e), blocking, event);
+  }
   auto work = std::make_unique<runtime::HostCommand>(std::move(accesses), std::move(body), bytes,
                                                      vendor_form);
-  Ref<core::Event> e = q->enqueue(type, std::move(work), waits);
-  cl_int result = CL_SUCCESS;
-  if (blocking && e->wait() < 0) result = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
-  give_event(std::move(e), event);
-  return result;
+  return finish_host(q->enqueue(type, std::move(work), waits), blocking, event);
 }
 
 // W when the command overwrites the whole buffer (no transfer needed), else RW.

@@ -725,6 +725,20 @@ void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_
   if (mode == Completion::Lazy && launched % 8 == 0) harvest(lane);
 }
 
+cl_int event_record_status(const core::Event& event, cl_int proof_status, const char* what) {
+  const core::Device& d = *event.executed_on();
+  cl_int status = proof_status;
+  if (cl_event own = event.direct_done()) {
+    VendorLock lock = lock_vendor(d.worker().platform);
+    status = vendor_event_status(own, CL_COMPLETE);
+  }
+  if (status < 0)
+    log::error(what, " (event ", event.id(), ") on ", d.label(), " failed in the vendor: ",
+               error_name(status), " (", status, ")",
+               event.direct_done() ? "" : ", as the later event proving it done did");
+  return status;
+}
+
 void hand_over_record(DirectSlot& slot, LeasePins& pins, cl_event done, DirectEnd complete,
                       void* self, std::uint64_t launch_time) {
   Lane& lane = slot.lane_;

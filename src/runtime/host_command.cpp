@@ -172,6 +172,47 @@ core::Device* DirectTransfer::record(const core::CommandQueue& queue, core::Even
   return target;
 }
 
+bool DirectTransfer::record_with_event(core::Event& event, std::span<core::Event* const> deps,
+                                       std::span<core::Event* const> named,
+                                       const core::Device* tail) const {
+  if (!direct_path_enabled() || trace::enabled()) return false;
+  LeasePins pins;  // unpinned at return unless handed over
+  bool take = false;
+  core::Device* device = this->device(*event.queue(), lease_keys(), false, pins, take);
+  if (!device || (tail && tail != device) || !dependencies_allow(*device, deps)) return false;
+  event.begin_direct(device, named);
+  const char* what = kWhat[static_cast<int>(form.kind)];
+  const LaneChoice lane(event, deps);
+  DirectSlot slot(event, lane);
+  cl_event done = nullptr;
+  const cl_int err = enqueue(pins, slot.place(), slot.event_out(done));
+  if (err != CL_SUCCESS || (slot.wants_event() && !done)) {
+    slot.release();
+    // Without the event it was asked for, nothing could tell when the
+    // transfer is done: failed rather than trusted.
+    const cl_int status = err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
+    log::error(what, " of buffer data on ", device->label(),
+               err != CL_SUCCESS ? " refused by the vendor: " : " returned no vendor event: ",
+               error_name(status), " (", status, ")");
+    pins.unused();
+    event.complete(status);
+    return true;
+  }
+  log::debug(what, " (event ", event.id(), ", no command kept) goes directly to ",
+             device->label(), ", lane ", lane.lane(), ", behind ", lane.waits().size(),
+             " events of its other lanes");
+  // Counted now, as a record's: its end has no form to count.
+  count_transfer(*device, form);
+  hand_over_direct(slot, event, pins, done, &DirectTransfer::on_event_record_done, &event,
+                   DoneHolder::Event);
+  return true;
+}
+
+void DirectTransfer::on_event_record_done(void* self, cl_int proof_status, std::uint64_t) {
+  auto& event = *static_cast<core::Event*>(self);
+  event.complete(event_record_status(event, proof_status, "transfer"));
+}
+
 cl_int DirectTransfer::enqueue(const LeasePins& pins, const VendorPlace& at,
                                cl_event* done) const {
   // The vendor's buffer and the window's offset in it, for the i-th access.

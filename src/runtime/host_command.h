@@ -53,6 +53,14 @@ struct DirectTransfer {
   // block, and the queue's lock is held.
   core::Device* record(const core::CommandQueue& queue, core::Event* previous,
                        const core::Device* tail) const;
+  // With an event (or a wait list, or blocking), the same way when the
+  // device holding its buffers can take it after deps
+  // (core::CommandQueue::try_record_with_event(), as
+  // TaskCommand::try_record_with_event() for a kernel): the event has no
+  // command object and completes from the device's lane. named: the wait
+  // list. False: the command takes the full path.
+  bool record_with_event(core::Event& event, std::span<core::Event* const> deps,
+                         std::span<core::Event* const> named, const core::Device* tail) const;
 
   // Each access's StarPU handle and mode, as the lease table takes them.
   struct LeaseKeys {
@@ -69,6 +77,7 @@ struct DirectTransfer {
 
  private:
   core::Device* lease_target(const core::CommandQueue& queue, starpu_data_handle_t from) const;
+  static void on_event_record_done(void* event, cl_int proof_status, std::uint64_t);
 };
 
 class HostCommand final : public core::Command {

@@ -451,17 +451,8 @@ bool TaskCommand::try_record_with_event(core::Event& event, std::span<core::Even
 
 void TaskCommand::on_event_record_done(void* self, cl_int proof_status, std::uint64_t) {
   auto& event = *static_cast<core::Event*>(self);
-  const core::Device& d = *event.executed_on();
-  cl_int status = proof_status;
-  if (cl_event own = event.direct_done()) {
-    VendorLock lock = lock_vendor(d.worker().platform);
-    status = vendor_event_status(own, CL_COMPLETE);
-  }
-  if (status < 0)
-    log::error("command (event ", event.id(), ") on ", d.label(), " failed in the vendor: ",
-               error_name(status), " (", status, ")",
-               event.direct_done() ? "" : ", as the later event proving it done did");
-  record_command(d.worker().worker_id, now_ns() - event.time_start());
+  const cl_int status = event_record_status(event, proof_status, "command");
+  record_command(event.executed_on()->worker().worker_id, now_ns() - event.time_start());
   event.complete(status);
 }
 
