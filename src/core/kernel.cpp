@@ -20,7 +20,7 @@ std::string arg_string(cl_kernel k, cl_uint i, cl_kernel_arg_info param) {
 
 Kernel::WorkGroupLimits vendor_limits(const Device* d, cl_kernel k) {
   Kernel::WorkGroupLimits l;
-  runtime::VendorLock lock = runtime::lock_vendor(d->worker().platform);
+  runtime::VendorLock lock = runtime::lock_vendor(d->worker());
   std::size_t device_max = 0, kernel_max = 0;
   clGetDeviceInfo(d->vendor(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof device_max, &device_max, nullptr);
   clGetDeviceInfo(d->vendor(), CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof l.max_items, l.max_items.data(),
@@ -87,7 +87,7 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
     return;
   }
   cl_kernel k = vendor_.front().kernel.get();
-  runtime::VendorLock lock = runtime::lock_vendor(vendor_.front().device->worker().platform);
+  runtime::VendorLock lock = runtime::lock_vendor(vendor_.front().device->worker());
   cl_uint n = 0;
   clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr);
   arg_info_.resize(n);

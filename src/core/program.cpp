@@ -34,7 +34,7 @@ Program::Program(Context* context, std::string source, cl_int& err)
       continue;
     }
     cl_int e = CL_SUCCESS;
-    runtime::VendorLock lock = runtime::lock_vendor(d->worker().platform);
+    runtime::VendorLock lock = runtime::lock_vendor(d->worker());
     b.program.reset(clCreateProgramWithSource(d->worker().context, 1, &text, &length, &e));
     b.program.set_platform(d->worker().platform);
     if (e != CL_SUCCESS) {
@@ -62,7 +62,7 @@ Program::Program(Context* context, const std::vector<Device*>& devices,
       if (!b.native) e = status = CL_INVALID_BINARY;
     } else {
       cl_device_id vd = devices[i]->vendor();
-      runtime::VendorLock lock = runtime::lock_vendor(devices[i]->worker().platform);
+      runtime::VendorLock lock = runtime::lock_vendor(devices[i]->worker());
       b.program.set_platform(devices[i]->worker().platform);
       b.program.reset(clCreateProgramWithBinary(devices[i]->worker().context, 1, &vd, &size,
                                                 &bin, &status, &e));
@@ -119,7 +119,7 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
         return;
       }
       cl_device_id vd = b->device->vendor();
-      runtime::VendorLock lock = runtime::lock_vendor(b->device->worker().platform);
+      runtime::VendorLock lock = runtime::lock_vendor(b->device->worker());
       cl_int e = clBuildProgram(b->program.get(), 1, &vd, vendor_options.c_str(), nullptr, nullptr);
       *vendor_error = e;
       std::string log = build_log(b->program.get(), vd);
@@ -153,7 +153,7 @@ std::vector<std::string> Program::kernel_names() const {
       continue;
     if (b.native) return runtime::native::kernel_names(*b.native);
     size_t size = 0;
-    runtime::VendorLock vendor_lock = runtime::lock_vendor(b.device->worker().platform);
+    runtime::VendorLock vendor_lock = runtime::lock_vendor(b.device->worker());
     if (clGetProgramInfo(b.program.get(), CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size) != CL_SUCCESS)
       continue;
     std::string names(size, '\0');

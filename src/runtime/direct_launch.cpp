@@ -729,7 +729,7 @@ cl_int event_record_status(const core::Event& event, cl_int proof_status, const 
   const core::Device& d = *event.executed_on();
   cl_int status = proof_status;
   if (cl_event own = event.direct_done()) {
-    VendorLock lock = lock_vendor(d.worker().platform);
+    VendorLock lock = lock_vendor(d.worker());
     status = vendor_event_status(own, CL_COMPLETE);
   }
   if (status < 0)

@@ -248,7 +248,7 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, const Vendo
     return CL_INVALID_PROGRAM_EXECUTABLE;
   }
   // Held until the windows below are released.
-  VendorLock lock = lock_vendor(device.worker().platform);
+  VendorLock lock = lock_vendor(device.worker());
   std::lock_guard launching(kernel_->launch_mutex());
   VendorArgValues& set_values = *vendor.values;
   // Vendor sub-buffers for Parasol sub-buffers: released once enqueued (the

@@ -176,7 +176,7 @@ void CL_CALLBACK marker_done(cl_event, cl_int, void* data) {
 // filled the queue again meanwhile: on one H100 host heft then put half of
 // resident saxpy on PoCL.)
 VendorEvent backlog_marker(const core::Device& device, const std::shared_ptr<MarkerClock>& clock) {
-  VendorLock lock = lock_vendor(device.worker().platform);
+  VendorLock lock = lock_vendor(device.worker());
   cl_event marker = nullptr;
   if (clEnqueueMarkerWithWaitList(device.worker().queue, 0, nullptr, &marker) != CL_SUCCESS)
     return {};
@@ -219,7 +219,7 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
     // Oclgrind runs the commands inside these waits (the vendor lock covers
     // them), and calls back when a wait ends: the marker's wait first, so
     // that its callback comes before the kernel runs.
-    VendorLock lock = lock_vendor(device.worker().platform);
+    VendorLock lock = lock_vendor(device.worker());
     if (cl_event m = marker.get()) clWaitForEvents(1, &m);
     waited = clWaitForEvents(1, &cmd->done_);
     cmd->finished_ = now_ns();

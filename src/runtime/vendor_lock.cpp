@@ -1,5 +1,7 @@
 #include "runtime/vendor_lock.h"
 
+#include "runtime/starpu_runtime.h"
+
 #include <array>
 #include <atomic>
 #include <cstring>
@@ -56,6 +58,10 @@ std::recursive_mutex* vendor_mutex(cl_platform_id platform) {
 VendorLock lock_vendor(cl_platform_id platform) {
   std::recursive_mutex* m = platform ? vendor_mutex(platform) : nullptr;
   return m ? VendorLock(*m) : VendorLock();
+}
+
+VendorLock lock_vendor(const VendorWorker& worker) {
+  return worker.thread_safe ? VendorLock() : lock_vendor(worker.platform);
 }
 
 bool vendor_is_thread_safe(cl_platform_id platform) {

@@ -21,6 +21,10 @@ using VendorLock = std::unique_lock<std::recursive_mutex>;
 
 // Locked for a vendor that needs it, empty (owns nothing) otherwise.
 VendorLock lock_vendor(cl_platform_id platform);
+// The same for a StarPU worker's vendor, whose answer it keeps
+// (VendorWorker::thread_safe): no lookup on the launch path.
+struct VendorWorker;
+VendorLock lock_vendor(const VendorWorker& worker);
 // Whether the vendor's runtime may be called from any thread at once (the
 // direct launch path calls it from the application's threads).
 bool vendor_is_thread_safe(cl_platform_id platform);

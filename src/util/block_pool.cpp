@@ -75,9 +75,19 @@ struct Local {
   }
 };
 
-Local& local() {
+// A plain pointer to the thread's Local: one TLS lookup per call, where the
+// object itself (a constructor and destructor) costs three.
+thread_local Local* t_local = nullptr;
+
+Local& make_local() {
   thread_local Local l;
+  t_local = &l;
   return l;
+}
+
+Local& local() {
+  Local* l = t_local;
+  return l ? *l : make_local();
 }
 
 std::size_t class_of(std::size_t bytes) { return (bytes + kGranule - 1) / kGranule - 1; }
