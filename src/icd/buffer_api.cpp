@@ -121,8 +121,8 @@ cl_int enqueue_host(const char* function, CommandQueue* q, cl_command_type type,
     Ref<core::Event> e = q->try_record_with_event(
         type, waits,
         [&](core::Event& ev, std::span<core::Event* const> deps, const core::Device* tail) {
-          return runtime::DirectTransfer{accesses, *vendor_form}.record_with_event(ev, deps, waits,
-                                                                                  tail);
+          return runtime::DirectTransfer{accesses, *vendor_form}.record_with_event(
+              ev, deps, waits, tail, blocking);
         });
     if (e) return finish_host(std::move(e), blocking, event);
   }

@@ -663,9 +663,9 @@ DirectSlot::DirectSlot(const core::Device& device, unsigned lane, bool event_nee
 DirectSlot::DirectSlot(const core::Device& device, unsigned lane)
     : DirectSlot(device, lane, false, {}) {}
 
-DirectSlot::DirectSlot(const core::Event& event, const LaneChoice& choice)
-    : DirectSlot(*event.executed_on(), choice.lane(), event.profiled() || event.awaited(),
-                 choice.waits()) {}
+DirectSlot::DirectSlot(const core::Event& event, const LaneChoice& choice, bool waited)
+    : DirectSlot(*event.executed_on(), choice.lane(),
+                 waited || event.profiled() || event.awaited(), choice.waits()) {}
 
 unsigned DirectSlot::join(LeasePins& pins, cl_event done,
                           DirectEnd complete, void* self, bool owned, std::uint64_t launch_time,

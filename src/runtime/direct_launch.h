@@ -192,8 +192,11 @@ std::unique_lock<std::mutex> hold_direct_order(const core::Device& device);
 // waiter enqueues) does.
 class DirectSlot {
  public:
-  // After event.begin_direct(), on the lane chosen.
-  DirectSlot(const core::Event& event, const LaneChoice& choice);
+  // After event.begin_direct(), on the lane chosen. waited: the launching
+  // thread waits for the command itself (a blocking transfer): the enqueue
+  // asks for its event, which that wait then needs no marker for, and no
+  // callback is armed.
+  DirectSlot(const core::Event& event, const LaneChoice& choice, bool waited = false);
   // For a command without a Parasol event (a record: hand_over_record()),
   // on its in-order queue's home lane (home_lane_on()), as every command of
   // that queue.

@@ -174,7 +174,7 @@ core::Device* DirectTransfer::record(const core::CommandQueue& queue, core::Even
 
 bool DirectTransfer::record_with_event(core::Event& event, std::span<core::Event* const> deps,
                                        std::span<core::Event* const> named,
-                                       const core::Device* tail) const {
+                                       const core::Device* tail, bool blocking) const {
   if (!direct_path_enabled() || trace::enabled()) return false;
   LeasePins pins;  // unpinned at return unless handed over
   bool take = false;
@@ -183,11 +183,13 @@ bool DirectTransfer::record_with_event(core::Event& event, std::span<core::Event
   event.begin_direct(device, named);
   const char* what = kWhat[static_cast<int>(form.kind)];
   const LaneChoice lane(event, deps);
-  DirectSlot slot(event, lane);
+  DirectSlot slot(event, lane, blocking);
   cl_event done = nullptr;
-  const cl_int err = enqueue(pins, slot.place(), slot.event_out(done));
+  const bool in_vendor = blocking && form.size <= kVendorBlockingBytes;
+  const cl_int err = enqueue(pins, slot.place(), slot.event_out(done), in_vendor);
   if (err != CL_SUCCESS || (slot.wants_event() && !done)) {
     slot.release();
+    if (done) clReleaseEvent(done);  // a blocking call that failed while running
     // Without the event it was asked for, nothing could tell when the
     // transfer is done: failed rather than trusted.
     const cl_int status = err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
@@ -213,8 +215,8 @@ void DirectTransfer::on_event_record_done(void* self, cl_int proof_status, std::
   event.complete(event_record_status(event, proof_status, "transfer"));
 }
 
-cl_int DirectTransfer::enqueue(const LeasePins& pins, const VendorPlace& at,
-                               cl_event* done) const {
+cl_int DirectTransfer::enqueue(const LeasePins& pins, const VendorPlace& at, cl_event* done,
+                               bool blocking) const {
   // The vendor's buffer and the window's offset in it, for the i-th access.
   auto place = [&](std::size_t i, std::size_t offset) {
     void* iface = pins.interface(i);
@@ -228,9 +230,9 @@ cl_int DirectTransfer::enqueue(const LeasePins& pins, const VendorPlace& at,
   auto [mem, offset] = place(0, t.offset);
   switch (t.kind) {
     case VendorTransfer::Kind::Read:
-      return clEnqueueReadBuffer(q, mem, CL_FALSE, offset, t.size, t.host, n, waits, done);
+      return clEnqueueReadBuffer(q, mem, blocking, offset, t.size, t.host, n, waits, done);
     case VendorTransfer::Kind::Write:
-      return clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, t.size, t.host, n, waits, done);
+      return clEnqueueWriteBuffer(q, mem, blocking, offset, t.size, t.host, n, waits, done);
     case VendorTransfer::Kind::Copy: {
       auto [dst, dst_offset] = place(1, t.dst_offset);
       return clEnqueueCopyBuffer(q, mem, dst, offset, dst_offset, t.size, n, waits, done);

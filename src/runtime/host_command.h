@@ -58,9 +58,18 @@ struct DirectTransfer {
   // (core::CommandQueue::try_record_with_event(), as
   // TaskCommand::try_record_with_event() for a kernel): the event has no
   // command object and completes from the device's lane. named: the wait
-  // list. False: the command takes the full path.
+  // list. blocking: the caller waits for the event next; up to
+  // kVendorBlockingBytes, the vendor's own blocking call does the waiting.
+  // False: the command takes the full path.
   bool record_with_event(core::Event& event, std::span<core::Event* const> deps,
-                         std::span<core::Event* const> named, const core::Device* tail) const;
+                         std::span<core::Event* const> named, const core::Device* tail,
+                         bool blocking) const;
+  // NVIDIA's blocking 64-byte read returns in 8 us (H100 host), its
+  // enqueue and wait on the event in 14-15 us, with a marker in 25 us
+  // (scratch measurement, docs/benchmarks.md). The lane stays held during
+  // the call (its order is the vendor's): only small transfers, whose hold
+  // is short, block there.
+  static constexpr std::size_t kVendorBlockingBytes = 256 * 1024;
 
   // Each access's StarPU handle and mode, as the lease table takes them.
   struct LeaseKeys {
@@ -73,7 +82,8 @@ struct DirectTransfer {
   // on (take: still to pin). Null if none.
   core::Device* device(const core::CommandQueue& queue, const LeaseKeys& keys, bool may_take,
                        LeasePins& pins, bool& take) const;
-  cl_int enqueue(const LeasePins& pins, const VendorPlace& place, cl_event* done) const;
+  cl_int enqueue(const LeasePins& pins, const VendorPlace& place, cl_event* done,
+                 bool blocking = false) const;
 
  private:
   core::Device* lease_target(const core::CommandQueue& queue, starpu_data_handle_t from) const;

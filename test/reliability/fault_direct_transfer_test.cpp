@@ -185,3 +185,28 @@ TEST_CASE("a read without an event that fails on the vendor does not stall its q
   for (float& v : want) v += 1.0f;
   CHECK(r.read_all(r.a) == want);
 }
+
+// A small blocking read is the vendor's own blocking call on the direct path
+// (DirectTransfer::kVendorBlockingBytes): one that fails while running still
+// says so, and one the vendor refuses fails without waiting forever; once
+// the fault is gone, the same read returns the data.
+TEST_CASE("a blocking read that fails in the vendor's own blocking call says so") {
+  Resident r;
+  std::vector<float> part(kPartFloats, -1.0f);
+  SECTION("failing while it runs") {
+    FaultScope f("exec_fail -4\ntransfer_bytes 100");
+    CHECK(clEnqueueReadBuffer(r.q, r.a, CL_TRUE, kOffset, kPartBytes, part.data(), 0, nullptr,
+                              nullptr) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  }
+  SECTION("refused at enqueue") {
+    FaultScope f("enqueue_fail -5\ntransfer_bytes 100");
+    Event rd;
+    CHECK(clEnqueueReadBuffer(r.q, r.a, CL_TRUE, kOffset, kPartBytes, part.data(), 0, nullptr,
+                              &rd) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    CHECK(event_status(rd) == CL_OUT_OF_RESOURCES);
+  }
+  CL_REQUIRE(clEnqueueReadBuffer(r.q, r.a, CL_TRUE, kOffset, kPartBytes, part.data(), 0, nullptr,
+                                 nullptr));
+  const auto from = r.expect.begin() + kOffset / sizeof(float);
+  CHECK(part == std::vector<float>(from, from + kPartFloats));
+}
