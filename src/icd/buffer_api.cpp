@@ -344,16 +344,13 @@ cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem bu
   PARASOL_REFUSE_IF(offset % pattern_size || size % pattern_size, CL_INVALID_VALUE,
                     "offset and size must be multiples of pattern_size");
   if (cl_int err = check_range(__func__, *b, offset, size)) return err;
-  std::vector<std::byte> bytes(static_cast<const std::byte*>(pattern),
-                               static_cast<const std::byte*>(pattern) + pattern_size);
-  return enqueue_host(
-      __func__, q, CL_COMMAND_FILL_BUFFER, size, {{b, write_mode(*b, offset, size)}},
-      [b, offset, size, bytes = std::move(bytes)] {
-        std::byte* to = b->host_bytes() + offset;
-        for (size_t i = 0; i < size; i += bytes.size()) std::memcpy(to + i, bytes.data(), bytes.size());
-        return CL_COMPLETE;
-      },
-      CL_FALSE, num_events_in_wait_list, event_wait_list, event);
+  // The pattern is read during this call only (the command keeps a copy).
+  runtime::VendorTransfer fill{runtime::VendorTransfer::Kind::Fill, offset, size,
+                               const_cast<void*>(pattern)};
+  fill.pattern_size = pattern_size;
+  return enqueue_host(__func__, q, CL_COMMAND_FILL_BUFFER, size,
+                      {{b, write_mode(*b, offset, size)}}, {}, CL_FALSE,
+                      num_events_in_wait_list, event_wait_list, event, fill);
 }
 
 namespace {

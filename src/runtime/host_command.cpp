@@ -20,6 +20,11 @@ HostCommand::HostCommand(HostAccesses accesses, std::function<cl_int()> body,
     : accesses_(std::move(accesses)), body_(std::move(body)), bytes_(bytes),
       vendor_form_(vendor_form) {
   for (const HostAccess& a : accesses_) buffers_.push_back(core::Ref<core::Buffer>(a.buffer));
+  if (vendor_form_ && vendor_form_->kind == VendorTransfer::Kind::Fill) {
+    const auto* p = static_cast<const std::byte*>(vendor_form_->host);
+    for (std::size_t i = 0; i < vendor_form_->pattern_size; ++i) pattern_.push_back(p[i]);
+    vendor_form_->host = pattern_.data();
+  }
 }
 
 void HostCommand::plan_acquires() {
@@ -74,10 +79,11 @@ void HostCommand::acquire_next() {
 
 namespace {
 
-constexpr const char* kWhat[] = {"read", "write", "copy"};
+constexpr const char* kWhat[] = {"read", "write", "copy", "fill"};
 
+// Bytes between the host and the device: a copy or fill moves none.
 void count_transfer(const core::Device& device, const VendorTransfer& t) {
-  if (t.kind != VendorTransfer::Kind::Copy)
+  if (t.kind == VendorTransfer::Kind::Read || t.kind == VendorTransfer::Kind::Write)
     record_host_transfer(device.worker(), t.size, t.kind == VendorTransfer::Kind::Write);
 }
 
@@ -237,6 +243,8 @@ cl_int DirectTransfer::enqueue(const LeasePins& pins, const VendorPlace& at, cl_
       auto [dst, dst_offset] = place(1, t.dst_offset);
       return clEnqueueCopyBuffer(q, mem, dst, offset, dst_offset, t.size, n, waits, done);
     }
+    case VendorTransfer::Kind::Fill:
+      return clEnqueueFillBuffer(q, mem, t.host, t.pattern_size, offset, t.size, n, waits, done);
   }
   return CL_INVALID_OPERATION;
 }
@@ -283,6 +291,10 @@ cl_int HostCommand::copy_in_main_ram() const {
       break;
     case VendorTransfer::Kind::Copy:
       std::memmove(accesses_[1].buffer->host_bytes() + t.dst_offset, first + t.offset, t.size);
+      break;
+    case VendorTransfer::Kind::Fill:
+      for (std::size_t i = 0; i < t.size; i += t.pattern_size)
+        std::memcpy(first + t.offset + i, t.host, t.pattern_size);
       break;
   }
   return CL_COMPLETE;

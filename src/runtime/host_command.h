@@ -30,13 +30,14 @@ using HostAccesses = SmallVector<HostAccess, 2>;
 
 // The same command done by a vendor, on the direct path: a read or write of
 // the command's one buffer, [offset, offset + size) of its window, from or
-// to host; or a copy from the first buffer's window at offset to the
-// second's at dst_offset.
+// to host; a copy from the first buffer's window at offset to the second's
+// at dst_offset; or a fill of the window with host's pattern_size bytes.
 struct VendorTransfer {
-  enum class Kind { Read, Write, Copy } kind;
+  enum class Kind { Read, Write, Copy, Fill } kind;
   std::size_t offset, size;
-  void* host = nullptr;         // Read, Write
+  void* host = nullptr;         // Read, Write; Fill: the pattern
   std::size_t dst_offset = 0;   // Copy
+  std::size_t pattern_size = 0;  // Fill
 };
 
 // A read, write or copy done by the vendor of a device that holds its
@@ -95,8 +96,8 @@ class HostCommand final : public core::Command {
   // body returns the command's status (CL_COMPLETE or a negative error);
   // bytes: what it moves between the host and the buffers (for traces).
   // vendor_form: how a device holding the buffer (data lease) can do it
-  // instead, on the direct launch path. A read, write or copy needs no body:
-  // its vendor form says what to copy on the main-RAM copies too.
+  // instead, on the direct launch path. A read, write, copy or fill needs no
+  // body: its vendor form says what to do on the main-RAM copies too.
   HostCommand(HostAccesses accesses, std::function<cl_int()> body,
               std::size_t bytes = 0, std::optional<VendorTransfer> vendor_form = {});
   void launch(core::Event& event) override;
@@ -125,6 +126,9 @@ class HostCommand final : public core::Command {
   std::function<cl_int()> body_;
   std::size_t bytes_;
   std::optional<VendorTransfer> vendor_form_;
+  // A fill's pattern, kept here: vendor_form_ points to it (the
+  // application's may be gone when the command runs).
+  SmallVector<std::byte, 16> pattern_;
   cl_event done_ = nullptr;  // the vendor's transfer, on the direct path
   core::Event* event_ = nullptr;
 };

@@ -551,6 +551,56 @@ TEST_CASE("transfers with events go direct without command objects, ordered by t
   CHECK(slim == (direct_enabled() ? 5 : 0));
 }
 
+// Fills of a leased buffer go to its device's vendor (clEnqueueFillBuffer)
+// instead of filling main RAM and moving the buffer back: a whole-buffer
+// fill, then a kernel, partial fills with patterns of 1, 8 and 16 bytes
+// (without an event, with one, behind a wait list), a kernel after them;
+// the data is the CPU's, and the device moved no byte to or from the host.
+TEST_CASE("fills of a leased buffer are done by its device's vendor") {
+  LeasedBuffer b;
+  auto& [dev, ctx, q, prog, k] = b.d;
+  const size_t n = b.n;
+  placement_log().take();
+  const cl_parasol_device_stats before = device_stats(dev);
+
+  const float seven = 7.0f;
+  CL_REQUIRE(clEnqueueFillBuffer(q, b.y, &seven, sizeof seven, 0, n * sizeof(float), 0, nullptr,
+                                 nullptr));
+  std::fill(b.want.begin(), b.want.end(), seven);
+  enqueue_steps(q, k, b.y, 1.0f, 1, n);
+  step_on_cpu(b.want, 1.0f, 1);
+  // Byte patterns, written over the floats' bytes as the CPU would.
+  auto fill_bytes = [&](size_t at, const std::vector<unsigned char>& pattern, size_t bytes) {
+    auto* raw = reinterpret_cast<unsigned char*>(b.want.data());
+    for (size_t i = 0; i < bytes; ++i) raw[at + i] = pattern[i % pattern.size()];
+  };
+  const std::vector<unsigned char> one{0x40}, eight{0, 0, 0x80, 0x3f, 0, 0, 0, 0x40},
+      sixteen{0, 0, 0x40, 0x40, 0, 0, 0x80, 0x40, 0, 0, 0xa0, 0x40, 0, 0, 0xc0, 0x40};
+  Event e8, e16;
+  CL_REQUIRE(clEnqueueFillBuffer(q, b.y, one.data(), 1, 64, 256, 0, nullptr, nullptr));
+  fill_bytes(64, one, 256);
+  CL_REQUIRE(clEnqueueFillBuffer(q, b.y, eight.data(), 8, 1024, 4096, 0, nullptr, &e8));
+  fill_bytes(1024, eight, 4096);
+  CL_REQUIRE(clEnqueueFillBuffer(q, b.y, sixteen.data(), 16, 8192, 160, 1, &e8.e, &e16));
+  fill_bytes(8192, sixteen, 160);
+  enqueue_steps(q, k, b.y, 0.5f, 1, n);
+  step_on_cpu(b.want, 0.5f, 1);
+  CL_REQUIRE(clFinish(q));
+  CHECK(event_status(e8) == CL_COMPLETE);
+  CHECK(event_status(e16) == CL_COMPLETE);
+  if (direct_enabled()) {
+    CHECK(ran_on(e8) == dev);
+    const cl_parasol_device_stats after = device_stats(dev);
+    CHECK(after.bytes_in == before.bytes_in);
+    CHECK(after.bytes_out == before.bytes_out);
+  }
+  const std::string log = placement_log().take();
+  const int fills = count(log, "fill (");
+  INFO(log);
+  CHECK(fills == (direct_enabled() ? 4 : 0));
+  check_equal(read_all(q, b.y, n), b.want);
+}
+
 // A queue whose very first commands go as records (another queue's kernels
 // left the buffer leased on the device): its clFinish still waits for them,
 // their ends included (the device counts every one of them by then).
