@@ -375,23 +375,21 @@ cl_int enqueue_host_rect(const char* function, bool read, cl_command_queue comma
     return err;
   if (cl_int err = read ? check_host_read(function, *b) : check_host_write(function, *b))
     return err;
-  runtime::RectRegion in_buffer{{buffer_origin[0], buffer_origin[1], buffer_origin[2]},
-                                buffer_row_pitch, buffer_slice_pitch};
-  runtime::RectRegion in_host{{host_origin[0], host_origin[1], host_origin[2]}, host_row_pitch,
-                              host_slice_pitch};
-  std::array<size_t, 3> r{region[0], region[1], region[2]};
-  auto* host = static_cast<std::byte*>(ptr);
-  return enqueue_host(
-      function, q, read ? CL_COMMAND_READ_BUFFER_RECT : CL_COMMAND_WRITE_BUFFER_RECT,
-      r[0] * r[1] * r[2], {{b, read ? STARPU_R : STARPU_RW}},
-      [b, in_buffer, in_host, r, host, read] {
-        if (read)
-          runtime::copy_rect(host, in_host, b->host_bytes(), in_buffer, r.data());
-        else
-          runtime::copy_rect(b->host_bytes(), in_buffer, host, in_host, r.data());
-        return CL_COMPLETE;
-      },
-      blocking, num_events_in_wait_list, event_wait_list, event);
+  // Read during this call only (the command keeps a copy).
+  const runtime::VendorRect rect{
+      {{buffer_origin[0], buffer_origin[1], buffer_origin[2]}, buffer_row_pitch,
+       buffer_slice_pitch},
+      {{host_origin[0], host_origin[1], host_origin[2]}, host_row_pitch, host_slice_pitch},
+      {region[0], region[1], region[2]}};
+  const size_t bytes = region[0] * region[1] * region[2];
+  runtime::VendorTransfer form{
+      read ? runtime::VendorTransfer::Kind::ReadRect : runtime::VendorTransfer::Kind::WriteRect, 0,
+      bytes, ptr};
+  form.rect = &rect;
+  return enqueue_host(function, q,
+                      read ? CL_COMMAND_READ_BUFFER_RECT : CL_COMMAND_WRITE_BUFFER_RECT, bytes,
+                      {{b, read ? STARPU_R : STARPU_RW}}, {}, blocking, num_events_in_wait_list,
+                      event_wait_list, event, form);
 }
 
 }  // namespace
@@ -444,19 +442,16 @@ cl_int CL_API_CALL clEnqueueCopyBufferRect(
     PARASOL_REFUSE_IF(sb < db + span && db < sb + span, CL_MEM_COPY_OVERLAP,
                       "source and destination regions overlap");
   }
-  runtime::RectRegion from{{src_origin[0], src_origin[1], src_origin[2]}, src_row_pitch,
-                           src_slice_pitch};
-  runtime::RectRegion to{{dst_origin[0], dst_origin[1], dst_origin[2]}, dst_row_pitch,
-                         dst_slice_pitch};
-  std::array<size_t, 3> r{region[0], region[1], region[2]};
-  return enqueue_host(
-      __func__, q, CL_COMMAND_COPY_BUFFER_RECT, r[0] * r[1] * r[2],
-      {{src, STARPU_R}, {dst, STARPU_RW}},
-      [src, dst, from, to, r] {
-        runtime::copy_rect(dst->host_bytes(), to, src->host_bytes(), from, r.data());
-        return CL_COMPLETE;
-      },
-      CL_FALSE, num_events_in_wait_list, event_wait_list, event);
+  const runtime::VendorRect rect{
+      {{src_origin[0], src_origin[1], src_origin[2]}, src_row_pitch, src_slice_pitch},
+      {{dst_origin[0], dst_origin[1], dst_origin[2]}, dst_row_pitch, dst_slice_pitch},
+      {region[0], region[1], region[2]}};
+  const size_t bytes = region[0] * region[1] * region[2];
+  runtime::VendorTransfer form{runtime::VendorTransfer::Kind::CopyRect, 0, bytes};
+  form.rect = &rect;
+  return enqueue_host(__func__, q, CL_COMMAND_COPY_BUFFER_RECT, bytes,
+                      {{src, STARPU_R}, {dst, STARPU_RW}}, {}, CL_FALSE,
+                      num_events_in_wait_list, event_wait_list, event, form);
 }
 
 void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,

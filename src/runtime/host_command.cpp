@@ -1,6 +1,7 @@
 #include "runtime/host_command.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "core/command_queue.h"
@@ -24,6 +25,10 @@ HostCommand::HostCommand(HostAccesses accesses, std::function<cl_int()> body,
     const auto* p = static_cast<const std::byte*>(vendor_form_->host);
     for (std::size_t i = 0; i < vendor_form_->pattern_size; ++i) pattern_.push_back(p[i]);
     vendor_form_->host = pattern_.data();
+  }
+  if (vendor_form_ && vendor_form_->rect) {
+    rect_ = *vendor_form_->rect;
+    vendor_form_->rect = &*rect_;
   }
 }
 
@@ -79,12 +84,27 @@ void HostCommand::acquire_next() {
 
 namespace {
 
-constexpr const char* kWhat[] = {"read", "write", "copy", "fill"};
+constexpr const char* kWhat[] = {"read", "write", "copy", "fill",
+                                 "read (rect)", "write (rect)", "copy (rect)"};
+
+bool reads_to_host(VendorTransfer::Kind k) {
+  return k == VendorTransfer::Kind::Read || k == VendorTransfer::Kind::ReadRect;
+}
+bool writes_from_host(VendorTransfer::Kind k) {
+  return k == VendorTransfer::Kind::Write || k == VendorTransfer::Kind::WriteRect;
+}
 
 // Bytes between the host and the device: a copy or fill moves none.
 void count_transfer(const core::Device& device, const VendorTransfer& t) {
-  if (t.kind == VendorTransfer::Kind::Read || t.kind == VendorTransfer::Kind::Write)
-    record_host_transfer(device.worker(), t.size, t.kind == VendorTransfer::Kind::Write);
+  if (reads_to_host(t.kind) || writes_from_host(t.kind))
+    record_host_transfer(device.worker(), t.size, writes_from_host(t.kind));
+}
+
+// A box in a buffer's window that starts `base` bytes into the vendor's
+// buffer: the vendor computes origin[2] * slice + origin[1] * row +
+// origin[0], so the base goes into origin[0].
+std::array<std::size_t, 3> vendor_origin(const RectRegion& r, std::size_t base) {
+  return {r.origin[0] + base, r.origin[1], r.origin[2]};
 }
 
 }  // namespace
@@ -245,6 +265,30 @@ cl_int DirectTransfer::enqueue(const LeasePins& pins, const VendorPlace& at, cl_
     }
     case VendorTransfer::Kind::Fill:
       return clEnqueueFillBuffer(q, mem, t.host, t.pattern_size, offset, t.size, n, waits, done);
+    case VendorTransfer::Kind::ReadRect:
+    case VendorTransfer::Kind::WriteRect: {
+      const VendorRect& r = *t.rect;
+      const auto at = vendor_origin(r.buffer, offset);
+      const std::size_t host_at[3] = {r.other.origin[0], r.other.origin[1], r.other.origin[2]};
+      if (t.kind == VendorTransfer::Kind::ReadRect)
+        return clEnqueueReadBufferRect(q, mem, blocking, at.data(), host_at, r.region,
+                                       r.buffer.row_pitch, r.buffer.slice_pitch,
+                                       r.other.row_pitch, r.other.slice_pitch, t.host, n, waits,
+                                       done);
+      return clEnqueueWriteBufferRect(q, mem, blocking, at.data(), host_at, r.region,
+                                      r.buffer.row_pitch, r.buffer.slice_pitch,
+                                      r.other.row_pitch, r.other.slice_pitch, t.host, n, waits,
+                                      done);
+    }
+    case VendorTransfer::Kind::CopyRect: {
+      const VendorRect& r = *t.rect;
+      auto [dst, dst_base] = place(1, 0);
+      const auto from = vendor_origin(r.buffer, offset);
+      const auto to = vendor_origin(r.other, dst_base);
+      return clEnqueueCopyBufferRect(q, mem, dst, from.data(), to.data(), r.region,
+                                     r.buffer.row_pitch, r.buffer.slice_pitch, r.other.row_pitch,
+                                     r.other.slice_pitch, n, waits, done);
+    }
   }
   return CL_INVALID_OPERATION;
 }
@@ -260,7 +304,7 @@ cl_int DirectTransfer::enqueue(const LeasePins& pins, const VendorPlace& at, cl_
 // the device has one: taking a lease must not move data.
 core::Device* DirectTransfer::lease_target(const core::CommandQueue& queue,
                                            starpu_data_handle_t from) const {
-  const bool reading = form.kind == VendorTransfer::Kind::Read;
+  const bool reading = reads_to_host(form.kind);
   if (reading && starpu_data_is_on_node(from, STARPU_MAIN_RAM)) return nullptr;
   if (core::Device* d = queue.device())
     return !reading || starpu_data_is_on_node(from, d->worker().memory_node) ? d : nullptr;
@@ -295,6 +339,18 @@ cl_int HostCommand::copy_in_main_ram() const {
     case VendorTransfer::Kind::Fill:
       for (std::size_t i = 0; i < t.size; i += t.pattern_size)
         std::memcpy(first + t.offset + i, t.host, t.pattern_size);
+      break;
+    case VendorTransfer::Kind::ReadRect:
+      copy_rect(static_cast<std::byte*>(t.host), t.rect->other, first, t.rect->buffer,
+                t.rect->region);
+      break;
+    case VendorTransfer::Kind::WriteRect:
+      copy_rect(first, t.rect->buffer, static_cast<const std::byte*>(t.host), t.rect->other,
+                t.rect->region);
+      break;
+    case VendorTransfer::Kind::CopyRect:
+      copy_rect(accesses_[1].buffer->host_bytes(), t.rect->other, first, t.rect->buffer,
+                t.rect->region);
       break;
   }
   return CL_COMPLETE;

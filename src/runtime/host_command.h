@@ -28,16 +28,33 @@ struct HostAccess {
 // enqueuing thread and freed where it completes).
 using HostAccesses = SmallVector<HostAccess, 2>;
 
+// A box in a byte array: its origin (bytes, rows, slices) and pitches.
+struct RectRegion {
+  std::size_t origin[3];
+  std::size_t row_pitch, slice_pitch;
+};
+
+// The boxes of a *Rect command: in the (first) buffer's window, in the other
+// side (the host's memory, or the destination buffer's window), and their
+// size (bytes, rows, slices).
+struct VendorRect {
+  RectRegion buffer, other;
+  std::size_t region[3];
+};
+
 // The same command done by a vendor, on the direct path: a read or write of
 // the command's one buffer, [offset, offset + size) of its window, from or
 // to host; a copy from the first buffer's window at offset to the second's
-// at dst_offset; or a fill of the window with host's pattern_size bytes.
+// at dst_offset; a fill of the window with host's pattern_size bytes; or
+// the *Rect forms of read, write and copy, whose boxes rect gives (size:
+// the bytes they move).
 struct VendorTransfer {
-  enum class Kind { Read, Write, Copy, Fill } kind;
+  enum class Kind { Read, Write, Copy, Fill, ReadRect, WriteRect, CopyRect } kind;
   std::size_t offset, size;
-  void* host = nullptr;         // Read, Write; Fill: the pattern
+  void* host = nullptr;         // Read, Write, ReadRect, WriteRect; Fill: the pattern
   std::size_t dst_offset = 0;   // Copy
   std::size_t pattern_size = 0;  // Fill
+  const VendorRect* rect = nullptr;  // *Rect
 };
 
 // A read, write or copy done by the vendor of a device that holds its
@@ -129,16 +146,13 @@ class HostCommand final : public core::Command {
   // A fill's pattern, kept here: vendor_form_ points to it (the
   // application's may be gone when the command runs).
   SmallVector<std::byte, 16> pattern_;
+  std::optional<VendorRect> rect_;  // likewise for a *Rect command's boxes
   cl_event done_ = nullptr;  // the vendor's transfer, on the direct path
   core::Event* event_ = nullptr;
 };
 
 // Copies a 3D region between two byte arrays with their own pitches (the
-// *Rect commands).
-struct RectRegion {
-  std::size_t origin[3];
-  std::size_t row_pitch, slice_pitch;
-};
+// *Rect commands; RectRegion above).
 void copy_rect(std::byte* dst, const RectRegion& dst_rect, const std::byte* src,
                const RectRegion& src_rect, const std::size_t region[3]);
 

@@ -601,6 +601,80 @@ TEST_CASE("fills of a leased buffer are done by its device's vendor") {
   check_equal(read_all(q, b.y, n), b.want);
 }
 
+// The CPU's *Rect copy: a box of `box` (bytes, rows, slices) from src at
+// src_at to dst at dst_at, each side with its own pitches.
+void copy_box(std::byte* dst, const size_t dst_at[3], size_t dst_row, size_t dst_slice,
+              const std::byte* src, const size_t src_at[3], size_t src_row, size_t src_slice,
+              const size_t box[3]) {
+  for (size_t zz = 0; zz < box[2]; ++zz)
+    for (size_t yy = 0; yy < box[1]; ++yy)
+      for (size_t xx = 0; xx < box[0]; ++xx)
+        dst[(dst_at[2] + zz) * dst_slice + (dst_at[1] + yy) * dst_row + dst_at[0] + xx] =
+            src[(src_at[2] + zz) * src_slice + (src_at[1] + yy) * src_row + src_at[0] + xx];
+}
+
+// The *Rect reads, writes and copies of leased buffers go to their device's
+// vendor too: a box written from a pitched host array, a box copied to
+// another leased buffer, a box read back into another pitched array
+// (blocking), and a kernel after them, against the CPU doing the same; the
+// device moves only the boxes' bytes to and from the host, not the buffers.
+TEST_CASE("rect reads, writes and copies of leased buffers are done by their device's vendor") {
+  LeasedBuffer b;
+  auto& [dev, ctx, q, prog, k] = b.d;
+  const size_t n = b.n;  // 16,384 bytes: 8 slices of 8 rows of 256 bytes
+  const size_t row = 256, slice = 8 * row;
+  auto zwant = initial(n);
+  Mem z(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float), zwant.data());
+  enqueue_steps(q, k, z, 0.0f, 1, n);  // z leased on dev too
+  step_on_cpu(zwant, 0.0f, 1);
+  CL_REQUIRE(clFinish(q));
+  placement_log().take();
+  const cl_parasol_device_stats before = device_stats(dev);
+  auto* y_bytes = reinterpret_cast<std::byte*>(b.want.data());
+  auto* z_bytes = reinterpret_cast<std::byte*>(zwant.data());
+
+  // A host array of 3 slices of 5 rows of 100 bytes.
+  const size_t hrow = 100, hslice = 5 * hrow;
+  std::vector<std::byte> host(3 * hslice);
+  for (size_t i = 0; i < host.size(); ++i) host[i] = std::byte(i * 7 % 251);
+  const size_t box[3] = {48, 3, 2};
+  const size_t y_at[3] = {16, 2, 1}, h_at[3] = {4, 1, 0};
+  CL_REQUIRE(clEnqueueWriteBufferRect(q, b.y, CL_FALSE, y_at, h_at, box, row, slice, hrow, hslice,
+                                      host.data(), 0, nullptr, nullptr));
+  copy_box(y_bytes, y_at, row, slice, host.data(), h_at, hrow, hslice, box);
+  // y's box (the written one among it) to z, with an event.
+  const size_t copy_box_size[3] = {64, 4, 3}, from[3] = {8, 1, 0}, to[3] = {100, 3, 4};
+  Event c;
+  CL_REQUIRE(clEnqueueCopyBufferRect(q, b.y, z, from, to, copy_box_size, row, slice, row, slice,
+                                     0, nullptr, &c));
+  copy_box(z_bytes, to, row, slice, y_bytes, from, row, slice, copy_box_size);
+  // Back from z into another pitched array, blocking.
+  const size_t orow = 80, oslice = 6 * orow;
+  std::vector<std::byte> out(4 * oslice, std::byte{0}), want_out = out;
+  const size_t read_box[3] = {72, 5, 3}, z_at[3] = {96, 2, 3}, o_at[3] = {2, 0, 1};
+  CL_REQUIRE(clEnqueueReadBufferRect(q, z, CL_TRUE, z_at, o_at, read_box, row, slice, orow, oslice,
+                                     out.data(), 0, nullptr, nullptr));
+  copy_box(want_out.data(), o_at, orow, oslice, z_bytes, z_at, row, slice, read_box);
+  CHECK(out == want_out);
+  CHECK(event_status(c) == CL_COMPLETE);
+  // The kernel sees every box in place.
+  enqueue_steps(q, k, b.y, 1.0f, 1, n);
+  step_on_cpu(b.want, 1.0f, 1);
+  enqueue_steps(q, k, z, 1.0f, 1, n);
+  step_on_cpu(zwant, 1.0f, 1);
+  CL_REQUIRE(clFinish(q));
+  const cl_parasol_device_stats after = device_stats(dev);
+  const std::string log = placement_log().take();
+  INFO(log);
+  CHECK(count(log, "(rect)") == (direct_enabled() ? 3 : 0));
+  if (direct_enabled()) {
+    CHECK(after.bytes_in - before.bytes_in == box[0] * box[1] * box[2]);
+    CHECK(after.bytes_out - before.bytes_out == read_box[0] * read_box[1] * read_box[2]);
+  }
+  check_equal(read_all(q, b.y, n), b.want);
+  check_equal(read_all(q, z, n), zwant);
+}
+
 // A queue whose very first commands go as records (another queue's kernels
 // left the buffer leased on the device): its clFinish still waits for them,
 // their ends included (the device counts every one of them by then).
