@@ -112,16 +112,28 @@ std::array<std::size_t, 3> vendor_origin(const RectRegion& r, std::size_t base) 
 DirectTransfer::LeaseKeys DirectTransfer::lease_keys() const {
   LeaseKeys keys;
   for (const HostAccess& a : accesses) {
-    keys.handles.push_back(a.buffer->storage().handle());
+    const starpu_data_handle_t h = a.buffer->storage().handle();
+    // A copy within one buffer (or between sub-buffers of one): one lease,
+    // both modes (lease_index()).
+    if (!keys.handles.empty() && keys.handles[0] == h) {
+      keys.modes[0] = static_cast<starpu_data_access_mode>(keys.modes[0] | a.mode);
+      continue;
+    }
+    keys.handles.push_back(h);
     keys.modes.push_back(a.mode);  // W for a whole overwrite: its lease brings no data
   }
   return keys;
 }
 
+std::size_t DirectTransfer::lease_index(std::size_t i) const {
+  return i > 0 && accesses[i].buffer->storage().handle() == accesses[0].buffer->storage().handle()
+             ? 0
+             : i;
+}
+
 core::Device* DirectTransfer::device(const core::CommandQueue& queue, const LeaseKeys& keys,
                                      bool may_take, LeasePins& pins, bool& take) const {
   const auto& handles = keys.handles;
-  if (handles.size() == 2 && handles[0] == handles[1]) return nullptr;  // one lease per handle
   // Whichever device holds the data does the transfer: the host side of a
   // read or write does not care which device's copy it meets.
   auto* device =
@@ -245,7 +257,7 @@ cl_int DirectTransfer::enqueue(const LeasePins& pins, const VendorPlace& at, cl_
                                bool blocking) const {
   // The vendor's buffer and the window's offset in it, for the i-th access.
   auto place = [&](std::size_t i, std::size_t offset) {
-    void* iface = pins.interface(i);
+    void* iface = pins.interface(lease_index(i));
     return std::pair{reinterpret_cast<cl_mem>(STARPU_VARIABLE_GET_DEV_HANDLE(iface)),
                      STARPU_VARIABLE_GET_OFFSET(iface) + accesses[i].buffer->origin() + offset};
   };

@@ -89,12 +89,15 @@ struct DirectTransfer {
   // is short, block there.
   static constexpr std::size_t kVendorBlockingBytes = 256 * 1024;
 
-  // Each access's StarPU handle and mode, as the lease table takes them.
+  // Each StarPU handle the accesses name, once, with their modes joined,
+  // as the lease table takes them.
   struct LeaseKeys {
     SmallVector<starpu_data_handle_t, 2> handles;
     SmallVector<starpu_data_access_mode, 2> modes;
   };
   LeaseKeys lease_keys() const;
+  // The lease (in lease_keys() order) that access i's buffer is in.
+  std::size_t lease_index(std::size_t i) const;
   // The device whose vendor does the transfer: the one holding leases on
   // its buffers (pinned in pins), else, if may_take, the one to take them
   // on (take: still to pin). Null if none.

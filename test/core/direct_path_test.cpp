@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <latch>
 #include <memory>
 #include <sstream>
@@ -673,6 +674,48 @@ TEST_CASE("rect reads, writes and copies of leased buffers are done by their dev
   }
   check_equal(read_all(q, b.y, n), b.want);
   check_equal(read_all(q, z, n), zwant);
+}
+
+// A copy within one leased buffer, and between two sub-buffers of it, is
+// its device's vendor's too (one lease for both sides), linear and rect;
+// the data is the CPU's and nothing travels to or from the host.
+TEST_CASE("copies within one leased buffer and between its sub-buffers stay on its device") {
+  LeasedBuffer b;
+  auto& [dev, ctx, q, prog, k] = b.d;
+  const size_t n = b.n, half = n / 2 * sizeof(float);
+  placement_log().take();
+  const cl_parasol_device_stats before = device_stats(dev);
+  auto* bytes = reinterpret_cast<std::byte*>(b.want.data());
+
+  CL_REQUIRE(clEnqueueCopyBuffer(q, b.y, b.y, 64, half + 128, 1024, 0, nullptr, nullptr));
+  std::memmove(bytes + half + 128, bytes + 64, 1024);
+  cl_buffer_region lo{0, half}, hi{half, half};
+  cl_int err = CL_SUCCESS;
+  Mem first(clCreateSubBuffer(b.y, 0, CL_BUFFER_CREATE_TYPE_REGION, &lo, &err));
+  CL_REQUIRE(err);
+  Mem second(clCreateSubBuffer(b.y, 0, CL_BUFFER_CREATE_TYPE_REGION, &hi, &err));
+  CL_REQUIRE(err);
+  Event c;
+  CL_REQUIRE(clEnqueueCopyBuffer(q, second, first, 256, 512, 2048, 0, nullptr, &c));
+  std::memmove(bytes + 512, bytes + half + 256, 2048);
+  const size_t from[3] = {0, 0, 0}, to[3] = {32, 4, 0}, box[3] = {64, 3, 1};
+  CL_REQUIRE(clEnqueueCopyBufferRect(q, first, second, from, to, box, 256, 0, 256, 0, 0, nullptr,
+                                     nullptr));
+  for (size_t row = 0; row < box[1]; ++row)
+    std::memmove(bytes + half + (to[1] + row) * 256 + to[0], bytes + row * 256, box[0]);
+  enqueue_steps(q, k, b.y, 1.0f, 1, n);
+  step_on_cpu(b.want, 1.0f, 1);
+  CL_REQUIRE(clFinish(q));
+  CHECK(event_status(c) == CL_COMPLETE);
+  const cl_parasol_device_stats after = device_stats(dev);
+  const std::string log = placement_log().take();
+  INFO(log);
+  CHECK(count(log, "copy (") == (direct_enabled() ? 3 : 0));
+  if (direct_enabled()) {
+    CHECK(after.bytes_in == before.bytes_in);
+    CHECK(after.bytes_out == before.bytes_out);
+  }
+  check_equal(read_all(q, b.y, n), b.want);
 }
 
 // A queue whose very first commands go as records (another queue's kernels
