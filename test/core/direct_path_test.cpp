@@ -552,6 +552,36 @@ TEST_CASE("transfers with events go direct without command objects, ordered by t
   CHECK(slim == (direct_enabled() ? 5 : 0));
 }
 
+// A blocking read or write larger than what the vendor's own blocking call
+// takes (DirectTransfer::kVendorBlockingBytes, 4 MiB) waits on its own
+// vendor event instead: the data is there on return all the same.
+TEST_CASE("a large blocking write and read of a leased buffer return with the data in place") {
+  OneDevice d;
+  auto& [dev, ctx, q, prog, k] = d;
+  const size_t n = (5u << 20) / sizeof(float);
+  auto want = initial(n);
+  Mem y(ctx, CL_MEM_READ_WRITE, n * sizeof(float));
+  CL_REQUIRE(clEnqueueWriteBuffer(q, y, CL_TRUE, 0, n * sizeof(float), want.data(), 0, nullptr,
+                                  nullptr));
+  enqueue_steps(q, k, y, 1.0f, 1, n);  // leased on dev
+  step_on_cpu(want, 1.0f, 1);
+  CL_REQUIRE(clFinish(q));
+  placement_log().take();
+  std::vector<float> patch(n, 0.0f);
+  for (size_t i = 0; i < n; ++i) patch[i] = float(i % 89) + 0.25f;
+  CL_REQUIRE(clEnqueueWriteBuffer(q, y, CL_TRUE, 0, n * sizeof(float), patch.data(), 0, nullptr,
+                                  nullptr));
+  std::fill(patch.begin(), patch.end(), -1.0f);  // the write had read it by its return
+  want.assign(n, 0.0f);
+  for (size_t i = 0; i < n; ++i) want[i] = float(i % 89) + 0.25f;
+  enqueue_steps(q, k, y, 2.0f, 1, n);
+  step_on_cpu(want, 2.0f, 1);
+  check_equal(read_all(q, y, n), want);
+  const std::string log = placement_log().take();
+  INFO(log);
+  CHECK(count(log, "no command kept") == (direct_enabled() ? 2 : 0));
+}
+
 // Fills of a leased buffer go to its device's vendor (clEnqueueFillBuffer)
 // instead of filling main RAM and moving the buffer back: a whole-buffer
 // fill, then a kernel, partial fills with patterns of 1, 8 and 16 bytes
