@@ -120,6 +120,9 @@ class HostCommand final : public core::Command {
   // body: its vendor form says what to do on the main-RAM copies too.
   HostCommand(HostAccesses accesses, std::function<cl_int()> body,
               std::size_t bytes = 0, std::optional<VendorTransfer> vendor_form = {});
+  // vendor_form_ may point into the object (pattern_, rect_).
+  HostCommand(const HostCommand&) = delete;
+  HostCommand& operator=(const HostCommand&) = delete;
   void launch(core::Event& event) override;
   bool launch_direct(core::Event& event, std::span<core::Event* const> deps,
                      std::span<core::Event* const> named) override;
