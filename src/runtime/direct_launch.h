@@ -253,10 +253,11 @@ void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_
                       DirectEnd complete, void* self, DoneHolder holder = DoneHolder::Command);
 
 // The status of an event launched without a command object
-// (DoneHolder::Event) once its lane proved it done: its own vendor event's
-// if it has one, else proof_status (the later event proving it done). A
-// failure is logged, naming what (a command, a transfer).
-cl_int event_record_status(const core::Event& event, cl_int proof_status, const char* what);
+// (DoneHolder::Event) once its lane proved it done, as the harvest passed it:
+// its own vendor event's if it has one (the harvest read it, or that event
+// was the proof), else the later event's proving it done. A failure is
+// logged, naming what (a command, a transfer).
+cl_int event_record_status(const core::Event& event, cl_int status, const char* what);
 
 // hand_over_direct() for a command without a Parasol event (a record of
 // core::CommandQueue): nothing waits for it but its queue's clFinish (which
