@@ -281,13 +281,12 @@ cl_int DirectTransfer::enqueue(const LeasePins& pins, const VendorPlace& at, cl_
     case VendorTransfer::Kind::WriteRect: {
       const VendorRect& r = *t.rect;
       const auto at = vendor_origin(r.buffer, offset);
-      const std::size_t host_at[3] = {r.other.origin[0], r.other.origin[1], r.other.origin[2]};
       if (t.kind == VendorTransfer::Kind::ReadRect)
-        return clEnqueueReadBufferRect(q, mem, blocking, at.data(), host_at, r.region,
+        return clEnqueueReadBufferRect(q, mem, blocking, at.data(), r.other.origin, r.region,
                                        r.buffer.row_pitch, r.buffer.slice_pitch,
                                        r.other.row_pitch, r.other.slice_pitch, t.host, n, waits,
                                        done);
-      return clEnqueueWriteBufferRect(q, mem, blocking, at.data(), host_at, r.region,
+      return clEnqueueWriteBufferRect(q, mem, blocking, at.data(), r.other.origin, r.region,
                                       r.buffer.row_pitch, r.buffer.slice_pitch,
                                       r.other.row_pitch, r.other.slice_pitch, t.host, n, waits,
                                       done);

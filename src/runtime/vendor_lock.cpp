@@ -1,11 +1,11 @@
 #include "runtime/vendor_lock.h"
 
-#include "runtime/starpu_runtime.h"
-
 #include <array>
 #include <atomic>
 #include <cstring>
 #include <mutex>
+
+#include "runtime/starpu_runtime.h"
 
 namespace parasol::runtime {
 namespace {
