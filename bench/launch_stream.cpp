@@ -12,7 +12,9 @@
 // BENCH_QUEUE [device] or context: a context queue (Parasol's) over every
 // device whose name contains BENCH_DEVICE, placed by the context's policy.
 // BENCH_THREAD_STATS set: every thread's CPU time and context switches at
-// the end (bench/thread_stats.h).
+// the end (bench/thread_stats.h). BENCH_SPIN_NS [0]: the enqueuing thread
+// spins that long before each command (on the vendor directly: how its time
+// grows with what a layer above it adds per command; docs/benchmarks.md).
 #include "bench_util.h"
 #include "thread_stats.h"
 
@@ -24,6 +26,7 @@ int main(int argc, char** argv) {
   const std::string stream = env_string("BENCH_STREAM", "write");
   const bool chain = stream == "chain", kernels = chain || stream == "kernel";
   const bool evented = stream == "evented-write";
+  const auto spin = std::chrono::nanoseconds(env_int("BENCH_SPIN_NS", 0));
   cl_platform_id p = find_platform(platform);
   auto devs = devices(p);
   if (devs.empty()) {
@@ -62,6 +65,9 @@ int main(int argc, char** argv) {
   double secs = best_of(5, [&] {
     cl_event prev = nullptr;
     for (int i = 0; i < n; ++i) {
+      if (spin.count() > 0)
+        for (auto t0 = std::chrono::steady_clock::now(); std::chrono::steady_clock::now() - t0 < spin;) {
+        }
       if (chain) {
         cl_event e;
         BENCH_CHECK(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, prev ? 1 : 0,
