@@ -82,8 +82,6 @@ void give_back(Lease& lease) {
 
 }  // namespace
 
-LeasePins::~LeasePins() { unused(); }
-
 void* LeasePins::interface(std::size_t i) const { return interfaces_[i]; }
 
 void LeasePins::hold(const PinnedLeases& found, std::span<const starpu_data_handle_t> handles,
@@ -216,8 +214,6 @@ void LeasePins::hold_remembered(Lease& lease, void* interface) {
   leases_.push_back(&lease);
   interfaces_.push_back(interface);
 }
-
-void LeasePins::used_on(unsigned lane) { unpin(1u << lane); }
 
 void LeasePins::unpin(unsigned lanes) {
   for (Lease* l : leases_) {

@@ -50,7 +50,9 @@ class LeasePins {
   LeasePins() = default;
   LeasePins(const LeasePins&) = delete;
   LeasePins& operator=(const LeasePins&) = delete;
-  ~LeasePins();  // unpins without a vendor command (launch not made)
+  ~LeasePins() {  // unpins without a vendor command (launch not made)
+    if (!leases_.empty()) unused();
+  }
 
   // The device copy of the i-th handle pinned (its StarPU interface).
   void* interface(std::size_t i) const;
@@ -60,7 +62,7 @@ class LeasePins {
   // The vendor command that uses the leases went to that lane of their
   // device (with or without a vendor event of its own): giving the leases
   // back then waits for a marker behind it there. Unpins them.
-  void used_on(unsigned lane);
+  void used_on(unsigned lane) { unpin(1u << lane); }
   // No vendor command was enqueued: unpins them.
   void unused() { unpin(0); }
 

@@ -138,10 +138,16 @@ struct Lane {
   // may_go_without_event(), once known (-1 before); read outside order too
   // (lane_goes_without_events()).
   std::atomic<int> unevented_ok{-1};
+  // Launches that joined (under order): the waiter tells a paused stream
+  // by it, records that stay out of the fifo included.
+  std::atomic<unsigned> launched{0};
+  // Records without a vendor event whose end does nothing joined since the
+  // fifo's newest entry (set and cleared under order, the clear after that
+  // entry is in): in no entry, so a drain finishes the vendor queue for them.
+  std::atomic<bool> unlisted{false};
   std::mutex mutex;
   RingQueue<Pending> fifo;
   std::uint64_t pushed = 0;
-  unsigned launched = 0;
   std::condition_variable wake;  // the waiter: a command joined an empty lane
   std::once_flag waiter_started;
   // Entries a harvest took and is still completing (outside the lock): a
@@ -408,7 +414,7 @@ cl_event push_marker(Lane& lane, std::uint64_t* seq = nullptr) {
 
 // Without a marker: everything in the lane now is done once the vendor
 // queue is finished (failed, for those without an event, if clFinish did).
-void finish_lane(Lane& lane) {
+cl_int finish_lane(Lane& lane) {
   std::uint64_t through;
   {
     std::lock_guard lock(lane.mutex);
@@ -416,6 +422,7 @@ void finish_lane(Lane& lane) {
   }
   cl_int err = clFinish(queue_of(lane));
   harvest(lane, through, err == CL_SUCCESS ? CL_COMPLETE : err);
+  return err;
 }
 
 // A retained event whose completion proves a command done: its own (done),
@@ -455,9 +462,11 @@ cl_event retained_lane_proof(Lane& lane, bool newest, bool may_mark = true,
 // command's status on the way to it (harvest()'s own search): on PoCL,
 // where every command had an event, that search cost the waiter three
 // vendor calls per command.
-std::size_t harvest_proven(Lane& lane, cl_event proof, std::uint64_t seq) {
+std::size_t harvest_proven(Lane& lane, cl_event proof, std::uint64_t seq,
+                           cl_int* proof_status = nullptr) {
   const cl_int status = vendor_event_status(proof, CL_QUEUED);
   clReleaseEvent(proof);
+  if (proof_status) *proof_status = status;
   // A status lagging behind the wait: the search then asks again.
   if (status > CL_COMPLETE) return harvest(lane);
   return harvest(lane, seq, status);
@@ -498,14 +507,10 @@ void wait_for_lane(Lane& lane) {
       // (which costs NVIDIA as much as an event, and more while this thread
       // waits on it) only once the stream paused; whoever waits for one of them meanwhile brings
       // its own proof (direct_progress, drain_direct).
-      for (std::uint64_t seen = ~std::uint64_t{0};;) {
-        std::uint64_t pushed;
-        {
-          std::lock_guard lock(lane.mutex);
-          pushed = lane.pushed;
-        }
-        if (pushed == seen) break;  // no launch for 200 us: paused
-        seen = pushed;
+      for (unsigned seen = lane.launched.load(std::memory_order_relaxed) - 1;;) {
+        const unsigned launched = lane.launched.load(std::memory_order_relaxed);
+        if (launched == seen) break;  // no launch for 200 us: paused
+        seen = launched;
         std::this_thread::sleep_for(std::chrono::microseconds(200));
         proof = retained_lane_proof(lane, false, false, &seq);
         if (proof) break;
@@ -674,19 +679,31 @@ DirectSlot::DirectSlot(const core::Event& event, const LaneChoice& choice, bool 
 
 unsigned DirectSlot::join(LeasePins& pins, cl_event done,
                           DirectEnd complete, void* self, bool owned, std::uint64_t launch_time,
-                          const core::Event* event) {
+                          const core::Event* event, bool listed) {
   pins.used_on(index_);
-  unsigned launched;
+  const unsigned launched = lane_.launched.load(std::memory_order_relaxed) + 1;
+  lane_.launched.store(launched, std::memory_order_relaxed);
+  if (!lane_.used.load(std::memory_order_relaxed)) lane_.used.store(true, std::memory_order_relaxed);
+  lane_.newest.store(event, std::memory_order_relaxed);
+  if (!listed) {
+    // No lock, no entry and nothing for the waiter to harvest: a drain
+    // finishes the vendor queue (drain_direct()).
+    if (!lane_.unlisted.load(std::memory_order_relaxed))
+      lane_.unlisted.store(true, std::memory_order_relaxed);
+    order_.unlock();
+    return launched;
+  }
   bool was_empty;
   {
     std::lock_guard lock(lane_.mutex);
     was_empty = lane_.fifo.empty();
     // self may be gone from here on.
     lane_.fifo.push_back({done, complete, self, ++lane_.pushed, owned, launch_time});
-    launched = ++lane_.launched;
   }
-  if (!lane_.used.load(std::memory_order_relaxed)) lane_.used.store(true, std::memory_order_relaxed);
-  lane_.newest.store(event, std::memory_order_relaxed);
+  // This entry's proof proves the records before it: after it is in, so
+  // that a drain seeing the flag clear finds it (or finds it harvested).
+  if (lane_.unlisted.load(std::memory_order_relaxed))
+    lane_.unlisted.store(false, std::memory_order_release);
   // Before anything that may complete commands: their successors may
   // launch on this device from this thread.
   order_.unlock();
@@ -704,7 +721,7 @@ void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_
   // lane, the command may complete and release its reference any moment.
   if (done && holder == DoneHolder::Command) clRetainEvent(done);
   Lane& lane = slot.lane_;
-  const unsigned launched = slot.join(pins, done, complete, self, false, 0, &event);
+  const unsigned launched = slot.join(pins, done, complete, self, false, 0, &event, true);
   const Completion mode = completion_mode();
   // Published only once in the lane: whoever sees it queued may arm a
   // callback, whose harvest must find the command there. Whoever came to
@@ -739,7 +756,7 @@ cl_int event_record_status(const core::Event& event, cl_int status, const char* 
 }
 
 void hand_over_record(DirectSlot& slot, LeasePins& pins, cl_event done, DirectEnd complete,
-                      void* self, std::uint64_t launch_time) {
+                      void* self, std::uint64_t launch_time, RecordEnd end) {
   Lane& lane = slot.lane_;
   const Completion mode = completion_mode();
   const bool periodic = slot.periodic();
@@ -749,8 +766,11 @@ void hand_over_record(DirectSlot& slot, LeasePins& pins, cl_event done, DirectEn
   // about 260 instructions each (the waiter's mode arms nothing).
   const cl_event proof = arm ? done : nullptr;
   if (proof) clRetainEvent(proof);
+  // An end that only reports the record's own failure has nothing to do
+  // without its own event: a later proof's status is the later command's.
+  const bool listed = done || end == RecordEnd::Always;
   const unsigned launched =
-      slot.join(pins, done, complete, self, true, launch_time, nullptr);
+      slot.join(pins, done, complete, self, true, launch_time, nullptr, listed);
   if (arm) arm_for(lane, proof);
   if (proof) clReleaseEvent(proof);
   if (periodic) clFlush(queue_of(lane));
@@ -774,7 +794,10 @@ void direct_progress(core::Event& event, bool wait) {
   Lane& lane = lane_of(*event.executed_on(), event.direct_lane());
   if (wait) {
     cl_event proof = retained_proof(lane, event.direct_done());
-    if (!proof) return finish_lane(lane);
+    if (!proof) {
+      finish_lane(lane);
+      return;
+    }
     clWaitForEvents(1, &proof);
     clReleaseEvent(proof);
   } else {
@@ -796,8 +819,26 @@ void for_each_used_lane(const core::Device& device, F&& f) {
 }  // namespace
 
 void drain_direct(const core::Device& device) {
-  for_each_used_lane(device, [](Lane& lane) {
-    if (!lane_empty(lane)) {
+  for_each_used_lane(device, [&device](Lane& lane) {
+    // Cleared first: a record joining after this sets it again, for the
+    // next drain; those before it are in the vendor queue finished below.
+    if (lane.unlisted.exchange(false, std::memory_order_acq_rel)) {
+      // Behind a marker: records go without events only where a failure
+      // sticks to every later event (may_go_without_event()), so its
+      // status says whether one of them failed, which only this says.
+      std::uint64_t seq = 0;
+      cl_int status = CL_COMPLETE;
+      if (cl_event marker = push_marker(lane, &seq)) {
+        clWaitForEvents(1, &marker);
+        harvest_proven(lane, marker, seq, &status);
+      } else {
+        status = finish_lane(lane);  // the vendor refused a marker
+      }
+      if (status < 0)
+        log::error("commands without an event on ", device.label(),
+                   " failed in the vendor: ", error_name(status), " (", status,
+                   "); what they wrote is not to be trusted");
+    } else if (!lane_empty(lane)) {
       // The newest command's own event, else the vendor's clFinish (cheaper
       // than a marker and a wait).
       std::uint64_t seq = 0;

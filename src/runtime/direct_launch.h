@@ -173,6 +173,15 @@ enum class DoneHolder { Command, Event };
 // later one's), and for a record its launch time (now_ns(), or 0).
 using DirectEnd = void (*)(void* self, cl_int status, std::uint64_t launch_time);
 
+// What a record's end is for: Always (a kernel's counts its device's busy
+// time), or only to report the record's own failure (OwnFailure: a
+// transfer's). A record of the latter kind without a vendor event of its
+// own joins its lane without an entry: no lane lock, nothing for the waiter
+// to harvest (callgrind, PoCL's 64-byte writes: about 190 instructions a
+// record, on two threads); a failure among such records shows in the
+// vendor's clFinish of the queue's drain, which says so.
+enum class RecordEnd { Always, OwnFailure };
+
 // Keeps the device's direct commands off StarPU's vendor queue (lane 0)
 // while held: what StarPU's worker enqueues meanwhile lands right behind
 // what is there now (TaskCommand::run_on_opencl times a kernel from a
@@ -219,14 +228,15 @@ class DirectSlot {
   friend void hand_over_direct(DirectSlot&, core::Event&, LeasePins&, cl_event, DirectEnd,
                                void*, DoneHolder);
   friend void hand_over_record(DirectSlot&, LeasePins&, cl_event, DirectEnd, void*,
-                               std::uint64_t);
+                               std::uint64_t, RecordEnd);
   // The part of a hand-over every command shares: the leases learn of the
   // vendor command, it joins the lane, the slot is let go, the waiter is
   // woken. The lane's launch count after it. event: the command's (null
-  // for a record).
+  // for a record). listed: false for a record that needs no entry
+  // (RecordEnd::OwnFailure without its own event).
   unsigned join(LeasePins& pins, cl_event done,
                 DirectEnd complete, void* self, bool lane_owns_done, std::uint64_t launch_time,
-                const core::Event* event);
+                const core::Event* event, bool listed);
   DirectSlot(const core::Device& device, unsigned lane, bool event_needed,
              std::span<const cl_event> waits);
   Lane& lane_;
@@ -264,9 +274,9 @@ cl_int event_record_status(const core::Event& event, cl_int status, const char* 
 // drains the lane) and the commands behind it. complete(self, status) runs
 // once the vendor completed it, with launch_time (no allocation per record
 // to carry it); the lane owns done (the vendor's event, if the slot asked
-// for one).
+// for one). end: see RecordEnd.
 void hand_over_record(DirectSlot& slot, LeasePins& pins, cl_event done, DirectEnd complete,
-                      void* self, std::uint64_t launch_time);
+                      void* self, std::uint64_t launch_time, RecordEnd end);
 
 // Starts event, which has no command, as a direct one on device: it
 // completes once everything in its queue's home lane of device now has (the

@@ -115,12 +115,12 @@ DirectTransfer::LeaseKeys DirectTransfer::lease_keys() const {
     const starpu_data_handle_t h = a.buffer->storage().handle();
     // A copy within one buffer (or between sub-buffers of one): one lease,
     // both modes (lease_index()).
-    if (!keys.handles.empty() && keys.handles[0] == h) {
-      keys.modes[0] = static_cast<starpu_data_access_mode>(keys.modes[0] | a.mode);
+    if (keys.count > 0 && keys.handle_at[0] == h) {
+      keys.mode_at[0] = static_cast<starpu_data_access_mode>(keys.mode_at[0] | a.mode);
       continue;
     }
-    keys.handles.push_back(h);
-    keys.modes.push_back(a.mode);  // W for a whole overwrite: its lease brings no data
+    keys.handle_at[keys.count] = h;
+    keys.mode_at[keys.count++] = a.mode;  // W for a whole overwrite: its lease brings no data
   }
   return keys;
 }
@@ -133,11 +133,11 @@ std::size_t DirectTransfer::lease_index(std::size_t i) const {
 
 core::Device* DirectTransfer::device(const core::CommandQueue& queue, const LeaseKeys& keys,
                                      bool may_take, LeasePins& pins, bool& take) const {
-  const auto& handles = keys.handles;
+  const auto handles = keys.handles();
   // Whichever device holds the data does the transfer: the host side of a
   // read or write does not care which device's copy it meets.
   auto* device =
-      const_cast<core::Device*>(DataLeases::instance().pin_holder(handles, keys.modes, pins));
+      const_cast<core::Device*>(DataLeases::instance().pin_holder(handles, keys.modes(), pins));
   take = !device;
   if (take && may_take) device = lease_target(queue, handles[0]);
   if (!device || !direct_capable(*device)) return nullptr;
@@ -153,7 +153,7 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   bool take = false;
   core::Device* device = transfer.device(*event.queue(), keys, true, pins, take);
   if (!device || !dependencies_allow(*device, deps)) return false;
-  if (take && !pin_direct_leases(*device, keys.handles, keys.modes, pins)) return false;
+  if (take && !pin_direct_leases(*device, keys.handles(), keys.modes(), pins)) return false;
   event_ = &event;
   event.begin_direct(device, named);
   const char* what = kWhat[static_cast<int>(vendor_form_->kind)];
@@ -206,7 +206,7 @@ core::Device* DirectTransfer::record(const core::CommandQueue& queue, core::Even
              target->label(), ", lane ", *lane, ",");
   // Counted now: clFinish may return before the record's end has run.
   count_transfer(*target, form);
-  hand_over_record(slot, pins, done, &on_record_done, target, 0);
+  hand_over_record(slot, pins, done, &on_record_done, target, 0, RecordEnd::OwnFailure);
   return target;
 }
 

@@ -5,6 +5,7 @@
 
 #include <starpu.h>
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <span>
@@ -90,10 +91,13 @@ struct DirectTransfer {
   static constexpr std::size_t kVendorBlockingBytes = 4 << 20;
 
   // Each StarPU handle the accesses name, once, with their modes joined,
-  // as the lease table takes them.
+  // as the lease table takes them. A transfer names one buffer or two.
   struct LeaseKeys {
-    SmallVector<starpu_data_handle_t, 2> handles;
-    SmallVector<starpu_data_access_mode, 2> modes;
+    std::array<starpu_data_handle_t, 2> handle_at{};
+    std::array<starpu_data_access_mode, 2> mode_at{};
+    std::size_t count = 0;
+    std::span<const starpu_data_handle_t> handles() const { return {handle_at.data(), count}; }
+    std::span<const starpu_data_access_mode> modes() const { return {mode_at.data(), count}; }
   };
   LeaseKeys lease_keys() const;
   // The lease (in lease_keys() order) that access i's buffer is in.

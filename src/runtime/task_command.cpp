@@ -416,7 +416,8 @@ core::Device* TaskCommand::try_record(core::Event* previous, const core::Device*
   }
   log::debug("command '", name(), "' (no event) goes directly to ", device->label(), ", lane ",
              *lane, ",");
-  hand_over_record(slot, pins, done, &TaskCommand::on_record_done, device, launched);
+  hand_over_record(slot, pins, done, &TaskCommand::on_record_done, device, launched,
+                   RecordEnd::Always);
   return device;
 }
 

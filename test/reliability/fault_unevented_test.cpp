@@ -12,6 +12,7 @@
 
 #include "fault_control.h"
 #include "fault_device.h"
+#include "support/captured_log.h"
 #include "support/parasol_test.h"
 
 using namespace parasol_test;
@@ -24,6 +25,7 @@ namespace {
 
 // Before main(): Parasol reads it at its first direct launch.
 const bool kBatched = (setenv("PARASOL_DIRECT_EVENTS", "batched", 1), true);
+const bool kLogInstalled = (captured_log(), true);
 
 // 32 launches on the Fault Device under `control`, which fails them: every
 // one is reported failed. Then, without faults, the queue goes on.
@@ -85,4 +87,47 @@ TEST_CASE("a failed marker fails the commands without events that it proves done
   // behind a failed command fails as well (the fault vendor's exec_fail is
   // sticky): with a marker that succeeded, this reported 0 of 32 failed.
   check_failed_stream("exec_fail -4\nslow_ms 2");
+}
+
+// A write without an event of a leased buffer joins its lane without an
+// entry (runtime/direct_launch.h, RecordEnd): nothing completes it but the
+// queue's clFinish, which waits behind a marker and says when that marker
+// (sticky here, as CUDA's errors) shows one of them failed.
+TEST_CASE("writes without events that fail in the vendor are reported by the queue's clFinish") {
+  REQUIRE(kLogInstalled);
+  cl_device_id fd = fault_device();
+  Context ctx({fd});
+  Queue q(ctx, fd);
+  Program prog(ctx, kScaleShift);
+  Kernel k(prog, "scale_shift");
+  std::vector<float> host(kN, 1.0f);
+  Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
+  set_args(k, buf.m, 2.0f, 0.5f);
+  // A kernel leaves the buffer leased on the Fault Device: writes go there.
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &kN, nullptr, 0, nullptr, nullptr));
+  CL_REQUIRE(clFinish(q));
+  captured_log().take();
+  constexpr size_t kPart = 25;  // 100 bytes: the faulted size
+  std::vector<float> part(kPart, 7.0f);
+  {
+    FaultScope f("exec_fail -4\ntransfer_bytes 100");
+    for (int i = 0; i < 4; ++i)
+      CL_REQUIRE(clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, kPart * sizeof(float), part.data(), 0,
+                                      nullptr, nullptr));
+    CL_REQUIRE(clFinish(q));
+    const std::string log = captured_log().take();
+    INFO(log);
+    CHECK(count(log, "(no event) goes directly to") == 4);
+    CHECK(count(log, "commands without an event on") == 1);
+  }
+  // Without faults the same writes land, and clFinish says nothing.
+  for (int i = 0; i < 4; ++i)
+    CL_REQUIRE(clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, kPart * sizeof(float), part.data(), 0,
+                                    nullptr, nullptr));
+  CL_REQUIRE(clFinish(q));
+  CHECK(count(captured_log().take(), "commands without an event on") == 0);
+  std::vector<float> out(kPart);
+  CL_REQUIRE(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, kPart * sizeof(float), out.data(), 0,
+                                 nullptr, nullptr));
+  CHECK(out == part);
 }
