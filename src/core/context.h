@@ -45,6 +45,11 @@ class Context final : public Object<Context, _cl_context, ObjectKind::Context> {
   // Returns false if it had already left.
   bool take_out_of_rotation(const Device* d);
   bool in_rotation(const Device* d) const;
+  // The same for devices()[index]: a loop over devices() asks without a
+  // search (context-queue launches ask for every device).
+  bool in_rotation_at(std::size_t index) const {
+    return !(out_of_rotation_.load(std::memory_order_acquire) & (std::uint64_t{1} << index));
+  }
 
  private:
   // "name [vendor], name [vendor]" for logs.

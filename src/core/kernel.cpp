@@ -166,12 +166,14 @@ DivideFunction Kernel::divide_function() const {
 void Kernel::set_divide_function(const DivideFunction& d) {
   std::lock_guard lock(args_mutex_);
   divide_ = d;
+  divide_set_.store(divide_.set(), std::memory_order_release);
 }
 
 void Kernel::set_socl_divide_function(DivideFunction::SoclFn fn) {
   std::lock_guard lock(args_mutex_);
   divide_.fn = nullptr;
   divide_.socl_fn = fn;
+  divide_set_.store(divide_.set(), std::memory_order_release);
 }
 
 void Kernel::set_divide_range(cl_uint min_factor, cl_uint max_factor) {

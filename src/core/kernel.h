@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <span>
@@ -155,6 +156,9 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   ArgsView args_view() const { return ArgsView(*this); }
 
   DivideFunction divide_function() const;
+  // Whether one is set, without the lock divide_function() takes: asked at
+  // every context-queue launch.
+  bool has_divide_function() const { return divide_set_.load(std::memory_order_acquire); }
   void set_divide_function(const DivideFunction& d);
   // SOCL's clSetKernelArg convention sets the parts one by one.
   void set_socl_divide_function(DivideFunction::SoclFn fn);
@@ -180,6 +184,7 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   mutable std::mutex launch_mutex_;
   std::vector<KernelArg> args_;
   DivideFunction divide_;
+  std::atomic<bool> divide_set_{false};  // divide_.set(), written under args_mutex_
 };
 
 }  // namespace parasol::core

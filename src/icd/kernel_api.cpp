@@ -287,7 +287,7 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
                       "local size differs from the kernel's reqd_work_group_size");
   }
   // Asked before the arguments' lock is taken: it takes it too.
-  const bool divisible = !q->device() && k->divide_function().set() && !schedulers::dividing(k);
+  const bool divisible = !q->device() && k->has_divide_function() && !schedulers::dividing(k);
   core::Kernel::ArgsView view = k->args_view();
   PARASOL_REFUSE_IF(!view.complete(), CL_INVALID_KERNEL_ARGS, "kernel ", k->name(),
                     " has unset arguments");

@@ -4,8 +4,8 @@
 
 namespace parasol::icd {
 
-cl_int check_wait_list(const char* function, cl_uint count, const cl_event* list,
-                       const void* context, WaitList& out) {
+cl_int check_listed_events(const char* function, cl_uint count, const cl_event* list,
+                           const void* context, WaitList& out) {
   if ((count > 0) != (list != nullptr))
     return refuse(function, CL_INVALID_EVENT_WAIT_LIST,
                   "num_events_in_wait_list and event_wait_list disagree");

@@ -79,8 +79,13 @@ using WaitList = SmallVector<core::Event*, 8>;
 
 // Checks an event wait list (CL_INVALID_EVENT_WAIT_LIST, CL_INVALID_CONTEXT)
 // and resolves it into out.
-cl_int check_wait_list(const char* function, cl_uint count, const cl_event* list,
-                       const void* context, WaitList& out);
+cl_int check_listed_events(const char* function, cl_uint count, const cl_event* list,
+                           const void* context, WaitList& out);
+inline cl_int check_wait_list(const char* function, cl_uint count, const cl_event* list,
+                              const void* context, WaitList& out) {
+  if (count == 0 && !list) return CL_SUCCESS;  // most commands: no call for nothing
+  return check_listed_events(function, count, list, context, out);
+}
 
 // Hands an internal event to the user through event_out (or drops it).
 void give_event(core::Ref<core::Event> event, cl_event* event_out);

@@ -90,8 +90,10 @@ core::Device* sole_resident(const core::Context& context,
                             const std::function<bool(const core::Device&)>& eligible) {
   if (handles.empty() || !context.data_aware()) return nullptr;
   core::Device* only = nullptr;
-  for (core::Device* d : context.devices()) {
-    if (d->is_native() || !context.in_rotation(d) || !eligible(*d)) continue;
+  const auto& devices = context.devices();
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    core::Device* d = devices[i];
+    if (d->is_native() || !context.in_rotation_at(i) || !eligible(*d)) continue;
     const unsigned node = d->worker().memory_node;
     if (!std::all_of(handles.begin(), handles.end(),
                      [node](starpu_data_handle_t h) { return starpu_data_is_on_node(h, node); }))

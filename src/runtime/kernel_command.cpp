@@ -61,8 +61,10 @@ struct Able {
 };
 Able able_devices(const core::Context& context, const core::Kernel& kernel) {
   Able able;
-  for (core::Device* d : context.devices()) {
-    if (!context.in_rotation(d) || !kernel.runs_on(d)) continue;
+  const auto& devices = context.devices();
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    core::Device* d = devices[i];
+    if (!context.in_rotation_at(i) || !kernel.runs_on(d)) continue;
     ++able.devices;
     able.unevented |= lane_goes_without_events(*d);
   }

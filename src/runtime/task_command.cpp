@@ -133,8 +133,10 @@ int TaskCommand::can_execute(unsigned worker, starpu_task* task, unsigned) {
 
 std::vector<core::Device*> TaskCommand::candidates() const {
   std::vector<core::Device*> out;
-  for (core::Device* d : rotation_->devices())
-    if (rotation_->in_rotation(d) && can_run_on(*d) && fits_on(*d)) out.push_back(d);
+  const auto& devices = rotation_->devices();
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    if (rotation_->in_rotation_at(i) && can_run_on(*devices[i]) && fits_on(*devices[i]))
+      out.push_back(devices[i]);
   return out;
 }
 
@@ -376,8 +378,10 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
 
 bool TaskCommand::placeable_elsewhere(const core::Device* device) const {
   bool seen_other = false;
-  for (core::Device* d : rotation_->devices()) {
-    if (d == device || !rotation_->in_rotation(d) || !can_run_on(*d)) continue;
+  const auto& devices = rotation_->devices();
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    core::Device* d = devices[i];
+    if (d == device || !rotation_->in_rotation_at(i) || !can_run_on(*d)) continue;
     if (device || seen_other) return true;
     seen_other = true;
   }

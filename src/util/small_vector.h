@@ -27,6 +27,11 @@ class SmallVector {
     for (std::size_t i = 0; i < n; ++i) push_back(value);
   }
   SmallVector(std::initializer_list<T> values) {
+    if (values.size() <= N) {  // the usual: in place, no per-value check
+      std::copy(values.begin(), values.end(), inline_.begin());
+      size_ = values.size();
+      return;
+    }
     for (const T& v : values) push_back(v);
   }
   SmallVector(const SmallVector&) = default;
