@@ -464,11 +464,9 @@ cl_event retained_lane_proof(Lane& lane, bool newest, bool may_mark = true,
 // command's status on the way to it (harvest()'s own search): on PoCL,
 // where every command had an event, that search cost the waiter three
 // vendor calls per command.
-std::size_t harvest_proven(Lane& lane, cl_event proof, std::uint64_t seq,
-                           cl_int* proof_status = nullptr) {
+std::size_t harvest_proven(Lane& lane, cl_event proof, std::uint64_t seq) {
   const cl_int status = vendor_event_status(proof, CL_QUEUED);
   clReleaseEvent(proof);
-  if (proof_status) *proof_status = status;
   // A status lagging behind the wait: the search then asks again.
   if (status > CL_COMPLETE) return harvest(lane);
   return harvest(lane, seq, status);
@@ -825,21 +823,13 @@ void drain_direct(const core::Device& device) {
     // Cleared first: a record joining after this sets it again, for the
     // next drain; those before it are in the vendor queue finished below.
     if (lane.unlisted.exchange(false, std::memory_order_acq_rel)) {
-      // Behind a marker: records go without events only where a failure
-      // sticks to every later event (may_go_without_event()), so its
-      // status says whether one of them failed, which only this says.
-      std::uint64_t seq = 0;
-      cl_int status = CL_COMPLETE;
-      if (cl_event marker = push_marker(lane, &seq)) {
-        clWaitForEvents(1, &marker);
-        harvest_proven(lane, marker, seq, &status);
-      } else {
-        status = finish_lane(lane);  // the vendor refused a marker
-      }
-      if (status < 0)
+      // The vendor's clFinish: NVIDIA's costs about half a marker and a
+      // wait (docs/benchmarks.md). A failure among them shows in the next
+      // event of the lane (RecordEnd) and, where the vendor reports it, here.
+      if (const cl_int err = finish_lane(lane); err != CL_SUCCESS)
         log::error("commands without an event on ", device.label(),
-                   " failed in the vendor: ", error_name(status), " (", status,
-                   "); what they wrote is not to be trusted");
+                   " may have failed in the vendor: its clFinish says ", error_name(err), " (",
+                   err, ")");
     } else if (!lane_empty(lane)) {
       // The newest command's own event, else the vendor's clFinish (cheaper
       // than a marker and a wait).

@@ -177,9 +177,12 @@ using DirectEnd = void (*)(void* self, cl_int status, std::uint64_t launch_time)
 // time), or only to report the record's own failure (OwnFailure: a
 // transfer's). A record of the latter kind without a vendor event of its
 // own joins its lane without an entry: no lane lock, nothing for the waiter
-// to harvest (callgrind, PoCL's 64-byte writes: about 190 instructions a
-// record, on two threads); a failure among such records shows in the
-// vendor's clFinish of the queue's drain, which says so.
+// to harvest (callgrind, PoCL's 64-byte writes: about 210 instructions a
+// record, on three threads). Where failures stick (NVIDIA; the only other
+// vendor whose records go without events, PoCL, cannot fail them), a
+// failure among them fails the lane's next command with an event of its
+// own (its periodic proof at the latest), whose end says so; and a drain
+// says what the vendor's clFinish reports.
 enum class RecordEnd { Always, OwnFailure };
 
 // Keeps the device's direct commands off StarPU's vendor queue (lane 0)

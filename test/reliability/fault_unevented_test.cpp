@@ -6,8 +6,10 @@
 // it proves are reported failed as well, never silently successful. The
 // proof may be a marker Parasol enqueued; the fault vendor's exec_fail fails
 // it, as CUDA's sticky errors would (test/fault-vendor/README.md).
+#include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fault_control.h"
@@ -91,9 +93,10 @@ TEST_CASE("a failed marker fails the commands without events that it proves done
 
 // A write without an event of a leased buffer joins its lane without an
 // entry (runtime/direct_launch.h, RecordEnd): nothing completes it but the
-// queue's clFinish, which waits behind a marker and says when that marker
-// (sticky here, as CUDA's errors) shows one of them failed.
-TEST_CASE("writes without events that fail in the vendor are reported by the queue's clFinish") {
+// queue's clFinish, and a failure shows in the lane's next command with an
+// event of its own, here the periodic proof (the 32nd launch), whose status
+// the sticky failure before it fails.
+TEST_CASE("writes without events that fail in the vendor are reported by the lane's next event") {
   REQUIRE(kLogInstalled);
   cl_device_id fd = fault_device();
   Context ctx({fd});
@@ -111,21 +114,24 @@ TEST_CASE("writes without events that fail in the vendor are reported by the que
   std::vector<float> part(kPart, 7.0f);
   {
     FaultScope f("exec_fail -4\ntransfer_bytes 100");
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 40; ++i) {
       CL_REQUIRE(clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, kPart * sizeof(float), part.data(), 0,
                                       nullptr, nullptr));
+      // A proof is asked once a millisecond (every 32nd launch looks).
+      if (i == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
     CL_REQUIRE(clFinish(q));
     const std::string log = captured_log().take();
     INFO(log);
-    CHECK(count(log, "(no event) goes directly to") == 4);
-    CHECK(count(log, "commands without an event on") == 1);
+    CHECK(count(log, "(no event) goes directly to") == 40);
+    CHECK(count(log, "a transfer without an event on") >= 1);
   }
-  // Without faults the same writes land, and clFinish says nothing.
-  for (int i = 0; i < 4; ++i)
+  // Without faults the same writes land, and nothing is said to have failed.
+  for (int i = 0; i < 40; ++i)
     CL_REQUIRE(clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, kPart * sizeof(float), part.data(), 0,
                                     nullptr, nullptr));
   CL_REQUIRE(clFinish(q));
-  CHECK(count(captured_log().take(), "commands without an event on") == 0);
+  CHECK(count(captured_log().take(), "failed in the vendor") == 0);
   std::vector<float> out(kPart);
   CL_REQUIRE(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, kPart * sizeof(float), out.data(), 0,
                                  nullptr, nullptr));
