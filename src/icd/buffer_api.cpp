@@ -490,13 +490,21 @@ void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buff
     bool fetch = !(m.flags & CL_MAP_WRITE_INVALIDATE_REGION);
     auto staging = m.staging;
     b->add_mapping(std::move(m));
+    // A device holding the buffer reads the mapped bytes into the staging
+    // itself (the buffer stays there); else StarPU brings it to main RAM.
+    // Not in place (CL_MEM_USE_HOST_PTR): the unmap of bytes StarPU never
+    // learnt of could go StarPU's way, which would fetch over them.
+    std::optional<runtime::VendorTransfer> vendor_form;
+    if (staging && fetch)
+      vendor_form = runtime::VendorTransfer{runtime::VendorTransfer::Kind::Read, offset, size,
+                                            staging.get(), 0, 0, nullptr, true};
     cl_int r = enqueue_host(
         __func__, q, CL_COMMAND_MAP_BUFFER, fetch ? size : 0, {{b, STARPU_R}},
         [b, offset, size, staging, fetch] {
           if (staging && fetch) std::memcpy(staging.get(), b->host_bytes() + offset, size);
           return CL_COMPLETE;
         },
-        blocking_map, num_events_in_wait_list, event_wait_list, event);
+        blocking_map, num_events_in_wait_list, event_wait_list, event, vendor_form);
     if (r != CL_SUCCESS && r != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
       Buffer::Mapping undo;
       b->take_mapping(mapped, undo);
@@ -524,15 +532,20 @@ cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_me
   // written over the mapped region only.
   auto saved = m.staging;
   bool in_place = !saved;
+  // The staging written back by the device holding the buffer, as a write.
+  std::optional<runtime::VendorTransfer> vendor_form;
+  if (!in_place)
+    vendor_form = runtime::VendorTransfer{runtime::VendorTransfer::Kind::Write, m.offset, m.size,
+                                          saved.get(), 0, 0, nullptr, true};
   return enqueue_host(
       __func__, q, CL_COMMAND_UNMAP_MEM_OBJECT, in_place ? 0 : m.size,
-      {{b, STARPU_RW}},
+      {{b, write_mode(*b, m.offset, m.size)}},
       [b, m, saved, in_place] {
         if (in_place) return CL_COMPLETE;  // USE_HOST_PTR: written in place
         std::memcpy(b->host_bytes() + m.offset, saved.get(), m.size);
         return CL_COMPLETE;
       },
-      CL_FALSE, num_events_in_wait_list, event_wait_list, event);
+      CL_FALSE, num_events_in_wait_list, event_wait_list, event, vendor_form);
 }
 
 cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue,

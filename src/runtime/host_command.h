@@ -56,6 +56,10 @@ struct VendorTransfer {
   std::size_t dst_offset = 0;   // Copy
   std::size_t pattern_size = 0;  // Fill
   const VendorRect* rect = nullptr;  // *Rect
+  // host is memory the command owns (a map's staging), not the caller's:
+  // only its command object keeps it until the vendor is done with it, so
+  // the transfer never goes without one (DirectTransfer::record()).
+  bool host_owned_by_command = false;
 };
 
 // A read, write or copy done by the vendor of a device that holds its

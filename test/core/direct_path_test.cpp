@@ -709,6 +709,54 @@ TEST_CASE("rect reads, writes and copies of leased buffers are done by their dev
 // A copy within one leased buffer, and between two sub-buffers of it, is
 // its device's vendor's too (one lease for both sides), linear and rect;
 // the data is the CPU's and nothing travels to or from the host.
+// A map of part of a leased buffer: its device's vendor reads the mapped
+// bytes into the staging and the unmap writes them back, so the buffer stays
+// on the device and only those bytes cross the bus (StarPU's way brought
+// the whole buffer to main RAM and sent it back to the next kernel).
+TEST_CASE("a partial map of a leased buffer moves only its bytes, through its device's vendor") {
+  LeasedBuffer b;
+  auto& [dev, ctx, q, prog, k] = b.d;
+  const size_t n = b.n, first = 1024, count_mapped = 512;
+  const size_t bytes = count_mapped * sizeof(float);
+  placement_log().take();
+  const cl_parasol_device_stats before = device_stats(dev);
+
+  cl_int err = CL_SUCCESS;
+  auto* p = static_cast<float*>(clEnqueueMapBuffer(q, b.y, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                                                   first * sizeof(float), bytes, 0, nullptr,
+                                                   nullptr, &err));
+  CL_REQUIRE(err);
+  check_equal(std::vector<float>(p, p + count_mapped),
+              std::vector<float>(b.want.begin() + first, b.want.begin() + first + count_mapped));
+  for (size_t i = 0; i < count_mapped; ++i) p[i] = float(i % 17);
+  Event unmapped;
+  CL_REQUIRE(clEnqueueUnmapMemObject(q, b.y, p, 0, nullptr, &unmapped));
+  for (size_t i = 0; i < count_mapped; ++i) b.want[first + i] = float(i % 17);
+  // A second map, read-only and not blocking, waited for through its event.
+  Event mapped;
+  auto* r = static_cast<float*>(clEnqueueMapBuffer(q, b.y, CL_FALSE, CL_MAP_READ, 0,
+                                                   16 * sizeof(float), 0, nullptr, &mapped, &err));
+  CL_REQUIRE(err);
+  CL_REQUIRE(clWaitForEvents(1, &mapped.e));
+  check_equal(std::vector<float>(r, r + 16), std::vector<float>(b.want.begin(), b.want.begin() + 16));
+  CL_REQUIRE(clEnqueueUnmapMemObject(q, b.y, r, 0, nullptr, nullptr));
+  CL_REQUIRE(clFinish(q));
+  CHECK(event_status(unmapped) == CL_COMPLETE);
+  if (direct_enabled()) {
+    CHECK(ran_on(unmapped) == dev);
+    CHECK(ran_on(mapped) == dev);
+    const cl_parasol_device_stats after = device_stats(dev);
+    CHECK(after.bytes_out - before.bytes_out == bytes + 16 * sizeof(float));
+    CHECK(after.bytes_in - before.bytes_in == bytes);
+  }
+  const std::string log = placement_log().take();
+  INFO(log);
+  CHECK(count(log, "goes directly to") == (direct_enabled() ? 3 : 0));
+  enqueue_steps(q, k, b.y, 0.5f, 1, n);
+  step_on_cpu(b.want, 0.5f, 1);
+  check_equal(read_all(q, b.y, n), b.want);
+}
+
 TEST_CASE("copies within one leased buffer and between its sub-buffers stay on its device") {
   LeasedBuffer b;
   auto& [dev, ctx, q, prog, k] = b.d;
@@ -794,7 +842,11 @@ TEST_CASE("a context-queue write goes where the data is under heft, to main RAM 
     enqueue_steps(qb, k, y, 1.0f, 2, n);  // the data ends up on devs[1]...
     step_on_cpu(want, 1.0f, 2);
     CL_REQUIRE(clFinish(qb));
-    cl_int err = CL_SUCCESS;  // ...and, read through a map, valid in main RAM too
+    // ...and, migrated to the host, valid in main RAM too (a map reads a
+    // leased buffer's bytes from its device, and leaves main RAM as it was).
+    CL_REQUIRE(clEnqueueMigrateMemObjects(qc, 1, &y.m, CL_MIGRATE_MEM_OBJECT_HOST, 0, nullptr,
+                                          nullptr));
+    cl_int err = CL_SUCCESS;
     auto* p = static_cast<float*>(clEnqueueMapBuffer(qc, y, CL_TRUE, CL_MAP_READ, 0, bytes, 0,
                                                      nullptr, nullptr, &err));
     CL_REQUIRE(err);
