@@ -4,8 +4,8 @@
 // reads and writes of several sizes (Parasol blocks in the vendor's own call
 // up to 4 MiB, and otherwise waits on the transfer's own event), and the
 // commands that once went through StarPU's main-RAM copy of the whole buffer
-// (a fill, a rect write, a copy within the buffer), each followed by a
-// kernel over the buffer so that the data's place counts.
+// (a fill, a rect write, a copy within the buffer, a map and unmap), each
+// followed by a kernel over the buffer so that the data's place counts.
 //
 //   bench_transfer_paths [vendor-platform-prefix]   (default: the vendor of
 //   Parasol's first device)
@@ -100,6 +100,17 @@ const Case kCases[] = {
      [](Setup& s, std::vector<float>&) {
        BENCH_CHECK(clEnqueueCopyBuffer(s.q, s.buf, s.buf, 0, s.floats * sizeof(float) / 2, 1 << 20,
                                        0, nullptr, nullptr));
+       s.kernel();
+     }},
+    {"map 1 MB of it (blocking, read and write), unmap, then a kernel",
+     [](Setup& s, std::vector<float>&) {
+       cl_int err;
+       auto* p = static_cast<float*>(clEnqueueMapBuffer(s.q, s.buf, CL_TRUE,
+                                                        CL_MAP_READ | CL_MAP_WRITE, 4096, 1 << 20,
+                                                        0, nullptr, nullptr, &err));
+       BENCH_CHECK(err);
+       p[0] += 1.0f;
+       BENCH_CHECK(clEnqueueUnmapMemObject(s.q, s.buf, p, 0, nullptr, nullptr));
        s.kernel();
      }},
 };

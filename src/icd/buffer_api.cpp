@@ -493,11 +493,13 @@ void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buff
     // A device holding the buffer reads the mapped bytes into the staging
     // itself (the buffer stays there); else StarPU brings it to main RAM.
     // Not in place (CL_MEM_USE_HOST_PTR): the unmap of bytes StarPU never
-    // learnt of could go StarPU's way, which would fetch over them.
+    // learnt of could go StarPU's way, which would fetch over them. The
+    // mapping keeps the staging until the unmap, which a blocking map
+    // returns before: only a non-blocking one needs its command to keep it.
     std::optional<runtime::VendorTransfer> vendor_form;
     if (staging && fetch)
       vendor_form = runtime::VendorTransfer{runtime::VendorTransfer::Kind::Read, offset, size,
-                                            staging.get(), 0, 0, nullptr, true};
+                                            staging.get(), 0, 0, nullptr, !blocking_map};
     cl_int r = enqueue_host(
         __func__, q, CL_COMMAND_MAP_BUFFER, fetch ? size : 0, {{b, STARPU_R}},
         [b, offset, size, staging, fetch] {
