@@ -140,13 +140,18 @@ struct Lane {
   // may_go_without_event(), once known (-1 before); read outside order too
   // (lane_goes_without_events()).
   std::atomic<int> unevented_ok{-1};
-  // Launches that joined (under order): the waiter tells a paused stream
-  // by it, records that stay out of the fifo included.
-  std::atomic<unsigned> launched{0};
-  // Records without a vendor event whose end does nothing joined since the
-  // fifo's newest entry (set and cleared under order, the clear after that
-  // entry is in): in no entry, so a drain finishes the vendor queue for them.
-  std::atomic<bool> unlisted{false};
+  // Launches that joined, counted under order after their vendor enqueue:
+  // the waiter tells a paused stream by it, records that stay out of the
+  // fifo included.
+  std::atomic<std::uint64_t> launched{0};
+  // In that count: the newest record that joined without an entry (its end
+  // does nothing, RecordEnd), the newest launch that has one (stored once
+  // it is in the fifo), and through which launch a drain's vendor clFinish
+  // returned. A drain finishes the vendor queue for records no entry after
+  // them and no clFinish since covers; another drain's clFinish covers them
+  // only once it returned (a flag cleared at its start let a second
+  // clFinish of the lane return before the records it came for had run).
+  std::atomic<std::uint64_t> last_unlisted{0}, last_listed{0}, finished_through{0};
   std::mutex mutex;
   RingQueue<Pending> fifo;
   std::uint64_t pushed = 0;
@@ -507,8 +512,8 @@ void wait_for_lane(Lane& lane) {
       // (which costs NVIDIA as much as an event, and more while this thread
       // waits on it) only once the stream paused; whoever waits for one of them meanwhile brings
       // its own proof (direct_progress, drain_direct).
-      for (unsigned seen = lane.launched.load(std::memory_order_relaxed) - 1;;) {
-        const unsigned launched = lane.launched.load(std::memory_order_relaxed);
+      for (std::uint64_t seen = lane.launched.load(std::memory_order_relaxed) - 1;;) {
+        const std::uint64_t launched = lane.launched.load(std::memory_order_relaxed);
         if (launched == seen) break;  // no launch for 200 us: paused
         seen = launched;
         std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -681,17 +686,16 @@ unsigned DirectSlot::join(LeasePins& pins, cl_event done,
                           DirectEnd complete, void* self, bool owned, std::uint64_t launch_time,
                           const core::Event* event, bool listed) {
   pins.used_on(index_);
-  const unsigned launched = lane_.launched.load(std::memory_order_relaxed) + 1;
-  lane_.launched.store(launched, std::memory_order_relaxed);
+  const std::uint64_t launched = lane_.launched.load(std::memory_order_relaxed) + 1;
+  lane_.launched.store(launched, std::memory_order_release);  // after the vendor enqueue
   if (!lane_.used.load(std::memory_order_relaxed)) lane_.used.store(true, std::memory_order_relaxed);
   lane_.newest.store(event, std::memory_order_relaxed);
   if (!listed) {
     // No lock, no entry and nothing for the waiter to harvest: a drain
     // finishes the vendor queue (drain_direct()).
-    if (!lane_.unlisted.load(std::memory_order_relaxed))
-      lane_.unlisted.store(true, std::memory_order_relaxed);
+    lane_.last_unlisted.store(launched, std::memory_order_release);
     order_.unlock();
-    return launched;
+    return static_cast<unsigned>(launched);
   }
   bool was_empty;
   {
@@ -700,16 +704,15 @@ unsigned DirectSlot::join(LeasePins& pins, cl_event done,
     // self may be gone from here on.
     lane_.fifo.push_back({done, complete, self, ++lane_.pushed, owned, launch_time});
   }
-  // This entry's proof proves the records before it: after it is in, so
-  // that a drain seeing the flag clear finds it (or finds it harvested).
-  if (lane_.unlisted.load(std::memory_order_relaxed))
-    lane_.unlisted.store(false, std::memory_order_release);
+  // This entry's proof proves the records before it: stored once it is in,
+  // so that a drain seeing it finds the entry (or finds it harvested).
+  lane_.last_listed.store(launched, std::memory_order_release);
   // Before anything that may complete commands: their successors may
   // launch on this device from this thread.
   order_.unlock();
   // The waiter only sleeps on an empty lane.
   if (completion_mode() == Completion::Waiter && was_empty) wake_waiter(lane_);
-  return launched;
+  return static_cast<unsigned>(launched);
 }
 
 void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_event done,
@@ -820,16 +823,21 @@ void for_each_used_lane(const core::Device& device, F&& f) {
 
 void drain_direct(const core::Device& device) {
   for_each_used_lane(device, [&device](Lane& lane) {
-    // Cleared first: a record joining after this sets it again, for the
-    // next drain; those before it are in the vendor queue finished below.
-    if (lane.unlisted.exchange(false, std::memory_order_acq_rel)) {
+    const std::uint64_t unlisted = lane.last_unlisted.load(std::memory_order_acquire);
+    if (unlisted > lane.last_listed.load(std::memory_order_acquire) &&
+        unlisted > lane.finished_through.load(std::memory_order_acquire)) {
       // The vendor's clFinish: NVIDIA's costs about half a marker and a
       // wait (docs/benchmarks.md). A failure among them shows in the next
       // event of the lane (RecordEnd) and, where the vendor reports it, here.
+      const std::uint64_t through = lane.launched.load(std::memory_order_acquire);
       if (const cl_int err = finish_lane(lane); err != CL_SUCCESS)
         log::error("commands without an event on ", device.label(),
                    " may have failed in the vendor: its clFinish says ", error_name(err), " (",
                    err, ")");
+      std::uint64_t seen = lane.finished_through.load(std::memory_order_relaxed);
+      while (seen < through && !lane.finished_through.compare_exchange_weak(
+                                   seen, through, std::memory_order_acq_rel))
+        ;
     } else if (!lane_empty(lane)) {
       // The newest command's own event, else the vendor's clFinish (cheaper
       // than a marker and a wait).

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -821,6 +822,46 @@ TEST_CASE("a new queue's first commands may be records, and its clFinish waits f
   const std::string log = placement_log().take();
   if (direct_enabled()) CHECK(count(log, "(no event) goes directly to") == kSteps);
   check_equal(read_all(qb, y, n), want);
+}
+
+// Two queues of one device share its lane (PoCL: one). A read without an
+// event joins it without an entry (RecordEnd): the clFinish of its queue
+// must wait for it even while the other queue's clFinish, begun first, is
+// still finishing the same vendor queue, behind a long write. (A flag the
+// first drain cleared as it began let the second return at once: the read's
+// host memory still held its old bytes.)
+TEST_CASE("a queue's clFinish waits for its records while another queue's clFinish of the lane "
+          "is under way") {
+  OneDevice d;
+  auto& [dev, ctx, qa, prog, k] = d;
+  Queue qb(ctx, dev);
+  const size_t big = size_t{64} << 20, n = 1024;
+  std::vector<float> slab(big / sizeof(float), 3.0f);
+  Mem a(ctx, CL_MEM_READ_WRITE, big);
+  auto want = initial(n);
+  Mem y(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data());
+  // Both leased on the device: a kernel over each.
+  CL_REQUIRE(clEnqueueWriteBuffer(qa, a, CL_TRUE, 0, big, slab.data(), 0, nullptr, nullptr));
+  enqueue_steps(qa, k, a, 1.0f, 1, n);
+  enqueue_steps(qa, k, y, 1.0f, 1, n);
+  step_on_cpu(want, 1.0f, 1);
+  CL_REQUIRE(clFinish(qa));
+  placement_log().take();
+  for (int round = 0; round < 3; ++round) {
+    std::vector<float> got(n, -1.0f);
+    // A long write on qa, then qb's read behind it in the lane.
+    CL_REQUIRE(clEnqueueWriteBuffer(qa, a, CL_FALSE, 0, big, slab.data(), 0, nullptr, nullptr));
+    CL_REQUIRE(clEnqueueReadBuffer(qb, y, CL_FALSE, 0, n * sizeof(float), got.data(), 0, nullptr,
+                                   nullptr));
+    std::thread first([&] { CHECK(clFinish(qa) == CL_SUCCESS); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    CL_REQUIRE(clFinish(qb));
+    const std::vector<float> seen = got;  // before anything else may complete it
+    first.join();
+    check_equal(seen, want);
+  }
+  const std::string log = placement_log().take();
+  if (direct_enabled()) CHECK(count(log, "(no event) goes directly to") == 6);
 }
 
 TEST_CASE("a context-queue write goes where the data is under heft, to main RAM under eager") {
