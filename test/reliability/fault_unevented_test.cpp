@@ -29,18 +29,24 @@ namespace {
 const bool kBatched = (setenv("PARASOL_DIRECT_EVENTS", "batched", 1), true);
 const bool kLogInstalled = (captured_log(), true);
 
+// A queue on the Fault Device, its kernel set to scale a buffer of ones.
+struct OnFaultDevice {
+  cl_device_id fd = fault_device();
+  Context ctx{{fd}};
+  Queue q{ctx, fd};
+  Program prog{ctx, kScaleShift};
+  Kernel k{prog, "scale_shift"};
+  std::vector<float> host = std::vector<float>(kN, 1.0f);
+  Mem buf{ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data()};
+  OnFaultDevice() { set_args(k, buf.m, 2.0f, 0.5f); }
+};
+
 // 32 launches on the Fault Device under `control`, which fails them: every
 // one is reported failed. Then, without faults, the queue goes on.
 void check_failed_stream(const std::string& control) {
   REQUIRE(kBatched);
-  cl_device_id fd = fault_device();
-  Context ctx({fd});
-  Queue q(ctx, fd);
-  Program prog(ctx, kScaleShift);
-  Kernel k(prog, "scale_shift");
-  std::vector<float> host(kN, 1.0f);
-  Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
-  set_args(k, buf.m, 2.0f, 0.5f);
+  OnFaultDevice on;
+  auto& [fd, ctx, q, prog, k, host, buf] = on;
 
   std::vector<Event> failed(32);
   {
@@ -98,14 +104,8 @@ TEST_CASE("a failed marker fails the commands without events that it proves done
 // the sticky failure before it fails.
 TEST_CASE("writes without events that fail in the vendor are reported by the lane's next event") {
   REQUIRE(kLogInstalled);
-  cl_device_id fd = fault_device();
-  Context ctx({fd});
-  Queue q(ctx, fd);
-  Program prog(ctx, kScaleShift);
-  Kernel k(prog, "scale_shift");
-  std::vector<float> host(kN, 1.0f);
-  Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kN * sizeof(float), host.data());
-  set_args(k, buf.m, 2.0f, 0.5f);
+  OnFaultDevice on;
+  auto& [fd, ctx, q, prog, k, host, buf] = on;
   // A kernel leaves the buffer leased on the Fault Device: writes go there.
   CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &kN, nullptr, 0, nullptr, nullptr));
   CL_REQUIRE(clFinish(q));
