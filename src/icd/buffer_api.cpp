@@ -500,8 +500,14 @@ void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buff
     if (staging && fetch)
       vendor_form = runtime::VendorTransfer{runtime::VendorTransfer::Kind::Read, offset, size,
                                             staging.get(), 0, 0, nullptr, !blocking_map};
+    // An invalidating map into a staging reads nothing: no access, so the
+    // buffer stays where it is (its unmap writes the region). In place it
+    // keeps its read: the unmap's read-write access would otherwise fetch
+    // the valid copy over what the application wrote there.
+    HostAccesses accesses;
+    if (fetch || !staging) accesses.push_back({b, STARPU_R});
     cl_int r = enqueue_host(
-        __func__, q, CL_COMMAND_MAP_BUFFER, fetch ? size : 0, {{b, STARPU_R}},
+        __func__, q, CL_COMMAND_MAP_BUFFER, fetch ? size : 0, std::move(accesses),
         [b, offset, size, staging, fetch] {
           if (staging && fetch) std::memcpy(staging.get(), b->host_bytes() + offset, size);
           return CL_COMPLETE;

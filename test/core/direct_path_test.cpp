@@ -713,7 +713,8 @@ TEST_CASE("rect reads, writes and copies of leased buffers are done by their dev
 // A map of part of a leased buffer: its device's vendor reads the mapped
 // bytes into the staging and the unmap writes them back, so the buffer stays
 // on the device and only those bytes cross the bus (StarPU's way brought
-// the whole buffer to main RAM and sent it back to the next kernel).
+// the whole buffer to main RAM and sent it back to the next kernel). An
+// invalidating map reads nothing at all.
 TEST_CASE("a partial map of a leased buffer moves only its bytes, through its device's vendor") {
   LeasedBuffer b;
   auto& [dev, ctx, q, prog, k] = b.d;
@@ -741,18 +742,29 @@ TEST_CASE("a partial map of a leased buffer moves only its bytes, through its de
   CL_REQUIRE(clWaitForEvents(1, &mapped.e));
   check_equal(std::vector<float>(r, r + 16), std::vector<float>(b.want.begin(), b.want.begin() + 16));
   CL_REQUIRE(clEnqueueUnmapMemObject(q, b.y, r, 0, nullptr, nullptr));
+  // An invalidating map reads nothing; its unmap writes the region.
+  auto* w = static_cast<float*>(clEnqueueMapBuffer(q, b.y, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION,
+                                                   64 * sizeof(float), 32 * sizeof(float), 0,
+                                                   nullptr, nullptr, &err));
+  CL_REQUIRE(err);
+  for (size_t i = 0; i < 32; ++i) w[i] = -float(i);
+  Event rewritten;
+  CL_REQUIRE(clEnqueueUnmapMemObject(q, b.y, w, 0, nullptr, &rewritten));
+  for (size_t i = 0; i < 32; ++i) b.want[64 + i] = -float(i);
   CL_REQUIRE(clFinish(q));
   CHECK(event_status(unmapped) == CL_COMPLETE);
+  CHECK(event_status(rewritten) == CL_COMPLETE);
   if (direct_enabled()) {
     CHECK(ran_on(unmapped) == dev);
     CHECK(ran_on(mapped) == dev);
+    CHECK(ran_on(rewritten) == dev);
     const cl_parasol_device_stats after = device_stats(dev);
     CHECK(after.bytes_out - before.bytes_out == bytes + 16 * sizeof(float));
-    CHECK(after.bytes_in - before.bytes_in == bytes);
+    CHECK(after.bytes_in - before.bytes_in == bytes + 32 * sizeof(float));
   }
   const std::string log = placement_log().take();
   INFO(log);
-  CHECK(count(log, "goes directly to") == (direct_enabled() ? 3 : 0));
+  CHECK(count(log, "goes directly to") == (direct_enabled() ? 4 : 0));
   enqueue_steps(q, k, b.y, 0.5f, 1, n);
   step_on_cpu(b.want, 0.5f, 1);
   check_equal(read_all(q, b.y, n), b.want);
