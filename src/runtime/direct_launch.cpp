@@ -133,6 +133,11 @@ struct Lane {
   std::atomic<unsigned> turn{0};  // lane 0's: the next lane to spread a command to
   std::atomic<unsigned> homes{0};  // lane 0's: the next in-order device queue's home
   std::mutex order;            // one vendor enqueue + push at a time (DirectSlot, markers)
+  // Under order: the process is exiting and StarPU releases its vendor
+  // queues (lane 0's among them): the waiter calls this lane's queue no more
+  // (release_lanes()). A marker pushed meanwhile on a released queue crashed
+  // 1 exit in about 100 (test_object_info, loaded host).
+  bool closed = false;
   // Under order: launches since the last periodic proof (DirectSlot) or
   // marker, and when that was.
   unsigned since_proof = 0;
@@ -400,7 +405,8 @@ cl_event push_marker(Lane& lane, std::uint64_t* seq = nullptr) {
   bool was_empty;
   {
     std::lock_guard order(lane.order);
-    if (clEnqueueMarkerWithWaitList(queue_of(lane), 0, nullptr, &marker) != CL_SUCCESS)
+    if (lane.closed ||
+        clEnqueueMarkerWithWaitList(queue_of(lane), 0, nullptr, &marker) != CL_SUCCESS)
       return nullptr;
     clRetainEvent(marker);
     lane.since_proof = 0;
@@ -523,8 +529,22 @@ void wait_for_lane(Lane& lane) {
       if (!proof) proof = retained_lane_proof(lane, false, true, &seq);
     }
     if (!proof) {
-      // Unless harvested meanwhile: the vendor refused a marker.
-      if (!lane_empty(lane)) finish_lane(lane);
+      // Unless harvested meanwhile: the vendor refused a marker, or the
+      // lane closed (then this thread ends).
+      if (!lane_empty(lane)) {
+        cl_int err;
+        std::uint64_t through;
+        {
+          std::lock_guard order(lane.order);  // as a marker's enqueue, against the close
+          if (lane.closed) return;
+          {
+            std::lock_guard lock(lane.mutex);
+            through = lane.pushed;
+          }
+          err = clFinish(queue_of(lane));
+        }
+        harvest(lane, through, err == CL_SUCCESS ? CL_COMPLETE : err);  // outside: it launches
+      }
       continue;
     }
     clWaitForEvents(1, &proof);  // also flushes the vendor queue
@@ -872,8 +892,10 @@ cl_command_queue lane_queue(const core::Device& device, unsigned lane) {
 void release_lanes() {
   for (unsigned i = 0; i < STARPU_NMAXWORKERS * kMaxLanes; ++i) {
     Lane& lane = g_lanes[i];
-    if (i % kMaxLanes == 0 || !lane.open.load(std::memory_order_acquire)) continue;
+    if (!lane.open.load(std::memory_order_acquire)) continue;
     std::lock_guard order(lane.order);
+    lane.closed = true;
+    if (i % kMaxLanes == 0) continue;  // StarPU's queue: StarPU releases it
     cl_command_queue q = queue_of(lane);
     // A lane still holding commands (a detached thread's, at exit) keeps
     // its queue: releasing it under them would be worse than the leak.

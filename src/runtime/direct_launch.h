@@ -300,8 +300,9 @@ void flush_direct(const core::Device& device);
 // A lane's vendor queue (data leases wait behind it).
 cl_command_queue lane_queue(const core::Device& device, unsigned lane);
 
-// At shutdown, before StarPU releases the vendor contexts: the lanes'
-// own vendor queues (all but StarPU's) are finished and released.
+// At shutdown, before StarPU releases the vendor contexts: every lane is
+// closed (its waiter calls its vendor queue no more), and the lanes' own
+// vendor queues (all but StarPU's) are finished and released.
 void release_lanes();
 
 }  // namespace parasol::runtime
