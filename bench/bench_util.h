@@ -64,6 +64,21 @@ inline cl_device_id vendor_device_of(cl_device_id parasol_device) {
   return v;
 }
 
+// The benchmarks' device: Parasol's first whose vendor platform's name
+// starts with vendor_prefix (null: Parasol's first of all, also when none
+// matches); null, said on stderr, when Parasol has no device.
+inline cl_device_id parasol_device_of(const char* vendor_prefix) {
+  auto pdevs = devices(find_platform("Parasol"));
+  if (pdevs.empty()) {
+    std::fprintf(stderr, "no Parasol device\n");
+    return nullptr;
+  }
+  if (vendor_prefix)
+    for (auto d : pdevs)
+      if (vendor_of(d).rfind(vendor_prefix, 0) == 0) return d;
+  return pdevs[0];
+}
+
 inline cl_program build(cl_context ctx, const char* source, const char* options = "") {
   cl_int err = CL_SUCCESS;
   cl_program p = clCreateProgramWithSource(ctx, 1, &source, nullptr, &err);

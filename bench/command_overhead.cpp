@@ -130,16 +130,9 @@ void release(Setup& s) {
 
 int main(int argc, char** argv) {
   int n = env_int("BENCH_COMMANDS", 2000);
-  cl_platform_id parasol = find_platform("Parasol");
-  auto pdevs = devices(parasol);
-  if (pdevs.empty()) {
-    std::fprintf(stderr, "no Parasol device\n");
-    return 1;
-  }
-  cl_device_id pdev = pdevs[0];
-  if (argc > 1)
-    for (auto d : pdevs)
-      if (vendor_of(d).rfind(argv[1], 0) == 0) { pdev = d; break; }
+  cl_device_id pdev = parasol_device_of(argc > 1 ? argv[1] : nullptr);
+  if (!pdev) return 1;
+  auto pdevs = devices(find_platform("Parasol"));
   cl_device_id vdev = vendor_device_of(pdev);
   cl_int err;
 

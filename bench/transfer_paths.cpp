@@ -128,18 +128,8 @@ double measure(Setup& s, const Case& c, std::vector<float>& host, int reps, int 
 int main(int argc, char** argv) {
   const size_t mb = static_cast<size_t>(env_int("BENCH_MB", 256));
   const int reps = env_int("BENCH_REPS", 5), rounds = env_int("BENCH_ROUNDS", 5);
-  auto pdevs = devices(find_platform("Parasol"));
-  if (pdevs.empty()) {
-    std::fprintf(stderr, "no Parasol device\n");
-    return 1;
-  }
-  cl_device_id pdev = pdevs[0];
-  if (argc > 1)
-    for (auto d : pdevs)
-      if (vendor_of(d).rfind(argv[1], 0) == 0) {
-        pdev = d;
-        break;
-      }
+  cl_device_id pdev = parasol_device_of(argc > 1 ? argv[1] : nullptr);
+  if (!pdev) return 1;
   Setup vendor(vendor_device_of(pdev), mb << 20), parasol(pdev, mb << 20);
   std::vector<float> host(16 << 20 >> 2, 1.0f);
 
