@@ -490,29 +490,29 @@ void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buff
     bool fetch = !(m.flags & CL_MAP_WRITE_INVALIDATE_REGION);
     auto staging = m.staging;
     b->add_mapping(std::move(m));
-    // A device holding the buffer reads the mapped bytes into the staging
-    // itself (the buffer stays there); else StarPU brings it to main RAM.
-    // Not in place (CL_MEM_USE_HOST_PTR): the unmap of bytes StarPU never
-    // learnt of could go StarPU's way, which would fetch over them. The
-    // mapping keeps the staging until the unmap, which a blocking map
-    // returns before: only a non-blocking one needs its command to keep it.
+    // A read into the staging: by a device holding the buffer (which stays
+    // there), else from main RAM, where StarPU brings it. Not in place
+    // (CL_MEM_USE_HOST_PTR): the unmap of bytes StarPU never learnt of
+    // could go StarPU's way, which would fetch over them. The mapping keeps
+    // the staging until the unmap, which a blocking map returns before:
+    // only a non-blocking one's form keeps it too.
     std::optional<runtime::VendorTransfer> vendor_form;
-    if (staging && fetch)
+    if (staging && fetch) {
       vendor_form = runtime::VendorTransfer{runtime::VendorTransfer::Kind::Read, offset, size,
-                                            staging.get(), 0, 0, nullptr, !blocking_map};
+                                            staging.get()};
+      if (!blocking_map) vendor_form->owned_host = staging;
+    }
     // An invalidating map into a staging reads nothing: no access, so the
     // buffer stays where it is (its unmap writes the region). In place it
     // keeps its read: the unmap's read-write access would otherwise fetch
     // the valid copy over what the application wrote there.
     HostAccesses accesses;
     if (fetch || !staging) accesses.push_back({b, STARPU_R});
-    cl_int r = enqueue_host(
-        __func__, q, CL_COMMAND_MAP_BUFFER, fetch ? size : 0, std::move(accesses),
-        [b, offset, size, staging, fetch] {
-          if (staging && fetch) std::memcpy(staging.get(), b->host_bytes() + offset, size);
-          return CL_COMPLETE;
-        },
-        blocking_map, num_events_in_wait_list, event_wait_list, event, vendor_form);
+    std::function<cl_int()> nothing_to_copy;
+    if (!vendor_form) nothing_to_copy = [] { return CL_COMPLETE; };
+    cl_int r = enqueue_host(__func__, q, CL_COMMAND_MAP_BUFFER, fetch ? size : 0,
+                            std::move(accesses), std::move(nothing_to_copy), blocking_map,
+                            num_events_in_wait_list, event_wait_list, event, vendor_form);
     if (r != CL_SUCCESS && r != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
       Buffer::Mapping undo;
       b->take_mapping(mapped, undo);
@@ -536,24 +536,19 @@ cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_me
   if (!wrote)
     return enqueue_host(__func__, q, CL_COMMAND_UNMAP_MEM_OBJECT, 0, {}, [] { return CL_COMPLETE; },
                         CL_FALSE, num_events_in_wait_list, event_wait_list, event);
-  // The user's bytes are kept aside before StarPU may refresh main RAM, then
-  // written over the mapped region only.
-  auto saved = m.staging;
-  bool in_place = !saved;
-  // The staging written back by the device holding the buffer, as a write.
-  std::optional<runtime::VendorTransfer> vendor_form;
-  if (!in_place)
-    vendor_form = runtime::VendorTransfer{runtime::VendorTransfer::Kind::Write, m.offset, m.size,
-                                          saved.get(), 0, 0, nullptr, true};
-  return enqueue_host(
-      __func__, q, CL_COMMAND_UNMAP_MEM_OBJECT, in_place ? 0 : m.size,
-      {{b, write_mode(*b, m.offset, m.size)}},
-      [b, m, saved, in_place] {
-        if (in_place) return CL_COMPLETE;  // USE_HOST_PTR: written in place
-        std::memcpy(b->host_bytes() + m.offset, saved.get(), m.size);
-        return CL_COMPLETE;
-      },
-      CL_FALSE, num_events_in_wait_list, event_wait_list, event, vendor_form);
+  if (!m.staging)  // USE_HOST_PTR: written in place
+    return enqueue_host(__func__, q, CL_COMMAND_UNMAP_MEM_OBJECT, 0,
+                        {{b, write_mode(*b, m.offset, m.size)}}, [] { return CL_COMPLETE; },
+                        CL_FALSE, num_events_in_wait_list, event_wait_list, event);
+  // The user's bytes, kept aside in the staging before StarPU could refresh
+  // main RAM, written over the mapped region only: a write (by the device
+  // holding the buffer, else in main RAM), its form keeping the staging.
+  runtime::VendorTransfer form{runtime::VendorTransfer::Kind::Write, m.offset, m.size,
+                               m.staging.get()};
+  form.owned_host = m.staging;
+  return enqueue_host(__func__, q, CL_COMMAND_UNMAP_MEM_OBJECT, m.size,
+                      {{b, write_mode(*b, m.offset, m.size)}}, {}, CL_FALSE,
+                      num_events_in_wait_list, event_wait_list, event, std::move(form));
 }
 
 cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue,

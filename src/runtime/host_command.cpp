@@ -188,7 +188,7 @@ void on_record_done(void* device, cl_int status, std::uint64_t) {
 core::Device* DirectTransfer::record(const core::CommandQueue& queue, core::Event* previous,
                                      const core::Device* tail) const {
   // Traces are of events.
-  if (!direct_path_enabled() || trace::enabled() || form.host_owned_by_command) return nullptr;
+  if (!direct_path_enabled() || trace::enabled() || form.owned_host) return nullptr;
   LeasePins pins;  // unpinned at return unless handed over
   bool take = false;
   core::Device* target = device(queue, lease_keys(), false, pins, take);
@@ -213,7 +213,7 @@ core::Device* DirectTransfer::record(const core::CommandQueue& queue, core::Even
 bool DirectTransfer::record_with_event(core::Event& event, std::span<core::Event* const> deps,
                                        std::span<core::Event* const> named,
                                        const core::Device* tail, bool blocking) const {
-  if (!direct_path_enabled() || trace::enabled() || form.host_owned_by_command) return false;
+  if (!direct_path_enabled() || trace::enabled() || form.owned_host) return false;
   LeasePins pins;  // unpinned at return unless handed over
   bool take = false;
   core::Device* device = this->device(*event.queue(), lease_keys(), false, pins, take);

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 
@@ -56,10 +57,11 @@ struct VendorTransfer {
   std::size_t dst_offset = 0;   // Copy
   std::size_t pattern_size = 0;  // Fill
   const VendorRect* rect = nullptr;  // *Rect
-  // host is memory the command owns (a map's staging), not the caller's:
-  // only its command object keeps it until the vendor is done with it, so
-  // the transfer never goes without one (DirectTransfer::record()).
-  bool host_owned_by_command = false;
+  // host's memory where the command owns it (a map's staging), not the
+  // caller: kept with the form, so the transfer never goes without a
+  // command object to keep it until the vendor is done with it
+  // (DirectTransfer::record()).
+  std::shared_ptr<const void> owned_host = nullptr;
 };
 
 // A read, write or copy done by the vendor of a device that holds its
