@@ -68,7 +68,7 @@ bool Context::take_out_of_rotation(const Device* d) {
 
 bool Context::in_rotation(const Device* d) const {
   int i = device_index(d);
-  return i >= 0 && in_rotation_at(static_cast<std::size_t>(i));
+  return i >= 0 && !(out_of_rotation_.load(std::memory_order_acquire) & (std::uint64_t{1} << i));
 }
 
 void Context::notify(const std::string& message) const {

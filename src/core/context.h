@@ -45,10 +45,15 @@ class Context final : public Object<Context, _cl_context, ObjectKind::Context> {
   // Returns false if it had already left.
   bool take_out_of_rotation(const Device* d);
   bool in_rotation(const Device* d) const;
-  // The same for devices()[index]: a loop over devices() asks without a
-  // search (context-queue launches ask for every device).
-  bool in_rotation_at(std::size_t index) const {
-    return !(out_of_rotation_.load(std::memory_order_acquire) & (std::uint64_t{1} << index));
+  // Calls stop(device) for the devices in rotation, in devices() order,
+  // until it returns true; whether one did. One look at the rotation, no
+  // search per device (context-queue launches ask about every device).
+  template <class Stop>
+  bool any_in_rotation(Stop&& stop) const {
+    const std::uint64_t out = out_of_rotation_.load(std::memory_order_acquire);
+    for (std::size_t i = 0; i < devices_.size(); ++i)
+      if (!(out & (std::uint64_t{1} << i)) && stop(devices_[i])) return true;
+    return false;
   }
 
  private:

@@ -90,18 +90,17 @@ core::Device* sole_resident(const core::Context& context,
                             const std::function<bool(const core::Device&)>& eligible) {
   if (handles.empty() || !context.data_aware()) return nullptr;
   core::Device* only = nullptr;
-  const auto& devices = context.devices();
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    core::Device* d = devices[i];
-    if (d->is_native() || !context.in_rotation_at(i) || !eligible(*d)) continue;
+  const bool second = context.any_in_rotation([&](core::Device* d) {
+    if (d->is_native() || !eligible(*d)) return false;
     const unsigned node = d->worker().memory_node;
     if (!std::all_of(handles.begin(), handles.end(),
                      [node](starpu_data_handle_t h) { return starpu_data_is_on_node(h, node); }))
-      continue;
-    if (only) return nullptr;
+      return false;
+    if (only) return true;
     only = d;
-  }
-  return only;
+    return false;
+  });
+  return second ? nullptr : only;
 }
 
 struct Pending {

@@ -61,13 +61,13 @@ struct Able {
 };
 Able able_devices(const core::Context& context, const core::Kernel& kernel) {
   Able able;
-  const auto& devices = context.devices();
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    core::Device* d = devices[i];
-    if (!context.in_rotation_at(i) || !kernel.runs_on(d)) continue;
-    ++able.devices;
-    able.unevented |= lane_goes_without_events(*d);
-  }
+  context.any_in_rotation([&](core::Device* d) {
+    if (kernel.runs_on(d)) {
+      ++able.devices;
+      able.unevented |= lane_goes_without_events(*d);
+    }
+    return false;
+  });
   return able;
 }
 

@@ -133,10 +133,10 @@ int TaskCommand::can_execute(unsigned worker, starpu_task* task, unsigned) {
 
 std::vector<core::Device*> TaskCommand::candidates() const {
   std::vector<core::Device*> out;
-  const auto& devices = rotation_->devices();
-  for (std::size_t i = 0; i < devices.size(); ++i)
-    if (rotation_->in_rotation_at(i) && can_run_on(*devices[i]) && fits_on(*devices[i]))
-      out.push_back(devices[i]);
+  rotation_->any_in_rotation([&](core::Device* d) {
+    if (can_run_on(*d) && fits_on(*d)) out.push_back(d);
+    return false;
+  });
   return out;
 }
 
@@ -378,14 +378,12 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
 
 bool TaskCommand::placeable_elsewhere(const core::Device* device) const {
   bool seen_other = false;
-  const auto& devices = rotation_->devices();
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    core::Device* d = devices[i];
-    if (d == device || !rotation_->in_rotation_at(i) || !can_run_on(*d)) continue;
+  return rotation_->any_in_rotation([&](core::Device* d) {
+    if (d == device || !can_run_on(*d)) return false;
     if (device || seen_other) return true;
     seen_other = true;
-  }
-  return false;
+    return false;
+  });
 }
 
 core::Device* TaskCommand::try_record(core::Event* previous, const core::Device* tail,
