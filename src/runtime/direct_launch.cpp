@@ -426,14 +426,25 @@ cl_event push_marker(Lane& lane, std::uint64_t* seq = nullptr) {
 
 // Without a marker: everything in the lane now is done once the vendor
 // queue is finished (failed, for those without an event, if clFinish did).
-cl_int finish_lane(Lane& lane) {
+// The vendor's answer. against_close (the waiter's): the clFinish under the
+// lane's order, as a marker's enqueue, so that closing the lane at exit
+// waits for it; on a closed lane nothing is done (nullopt).
+std::optional<cl_int> finish_lane(Lane& lane, bool against_close = false) {
   std::uint64_t through;
+  cl_int err;
   {
-    std::lock_guard lock(lane.mutex);
-    through = lane.pushed;
+    std::unique_lock order(lane.order, std::defer_lock);
+    if (against_close) {
+      order.lock();
+      if (lane.closed) return std::nullopt;
+    }
+    {
+      std::lock_guard lock(lane.mutex);
+      through = lane.pushed;
+    }
+    err = clFinish(queue_of(lane));
   }
-  cl_int err = clFinish(queue_of(lane));
-  harvest(lane, through, err == CL_SUCCESS ? CL_COMPLETE : err);
+  harvest(lane, through, err == CL_SUCCESS ? CL_COMPLETE : err);  // outside: it launches
   return err;
 }
 
@@ -530,20 +541,7 @@ void wait_for_lane(Lane& lane) {
     if (!proof) {
       // Unless harvested meanwhile: the vendor refused a marker, or the
       // lane closed (then this thread ends).
-      if (!lane_empty(lane)) {
-        cl_int err;
-        std::uint64_t through;
-        {
-          std::lock_guard order(lane.order);  // as a marker's enqueue, against the close
-          if (lane.closed) return;
-          {
-            std::lock_guard lock(lane.mutex);
-            through = lane.pushed;
-          }
-          err = clFinish(queue_of(lane));
-        }
-        harvest(lane, through, err == CL_SUCCESS ? CL_COMPLETE : err);  // outside: it launches
-      }
+      if (!lane_empty(lane) && !finish_lane(lane, true)) return;
       continue;
     }
     clWaitForEvents(1, &proof);  // also flushes the vendor queue
@@ -849,7 +847,7 @@ void drain_direct(const core::Device& device) {
       // wait (docs/benchmarks.md). A failure among them shows in the next
       // event of the lane (RecordEnd) and, where the vendor reports it, here.
       const std::uint64_t through = lane.launched.load(std::memory_order_acquire);
-      if (const cl_int err = finish_lane(lane); err != CL_SUCCESS)
+      if (const cl_int err = *finish_lane(lane); err != CL_SUCCESS)
         log::error("commands without an event on ", device.label(),
                    " may have failed in the vendor: its clFinish says ", error_name(err), " (",
                    err, ")");
