@@ -33,7 +33,8 @@ Event::Event(Context* context, CommandQueue* queue, cl_command_type type,
       context_holder_(queue ? nullptr : context), context_(context), queue_holder_(queue),
       queue_(queue),
       type_(type), work_(std::move(work)),
-      status_(queue ? CL_QUEUED : CL_SUBMITTED) {
+      status_(queue ? CL_QUEUED : CL_SUBMITTED),
+      profiled_(queue && (queue->properties() & CL_QUEUE_PROFILING_ENABLE)) {
   if (!queue) list();  // a user event: its handle is the point
   // Only clGetEventProfilingInfo reads it (a clock read per command less).
   if (profiled()) t_queued_ = now_ns();
@@ -44,10 +45,6 @@ Event::~Event() {
 }
 
 cl_int Event::status() const { return status_.load(std::memory_order_acquire); }
-
-bool Event::profiled() const {
-  return queue_ && (queue_->properties() & CL_QUEUE_PROFILING_ENABLE);
-}
 
 void Event::depend_on(Event* dependency, bool propagate_failure) {
   std::unique_lock lock(dependency->mutex_);
@@ -64,7 +61,7 @@ void Event::depend_on(Event* dependency, bool propagate_failure) {
   dependency->flush_direct();
 }
 
-void Event::begin_direct(Device* device, std::span<Event* const> named) {
+void Event::begin_direct(Device* device, std::span<Event* const> named, bool shared) {
   // As start() (unless launched through it, its dependencies done first):
   // complete() gives the reference back.
   if (!in_flight_.exchange(true, std::memory_order_acq_rel)) retain();
@@ -72,9 +69,16 @@ void Event::begin_direct(Device* device, std::span<Event* const> named) {
     if (!e->finished()) hold_for(e);
   executed_on_ = device;
   if (queue_) queue_->went_direct();
-  std::unique_lock lock(mutex_);
   // Submitted and running at once (one clock read; the move to CL_RUNNING
   // fires CL_SUBMITTED callbacks too).
+  if (!shared) {
+    // Nothing to fire, nobody to race: its own completion comes after the
+    // vendor enqueue, a held_for() event's settles only the count.
+    t_start_ = t_submit_ = now_ns();
+    status_.store(CL_RUNNING, std::memory_order_release);
+    return;
+  }
+  std::unique_lock lock(mutex_);
   t_start_ = now_ns();
   if (!t_submit_) t_submit_ = t_start_;
   set_status(CL_RUNNING, lock);

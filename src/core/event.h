@@ -102,7 +102,11 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   // end, and a failure of theirs becomes its own, as on StarPU's path,
   // where it would not have run: the vendor runs it anyway (PoCL, unlike
   // CUDA, fails one command alone), so its event must say its inputs failed.
-  void begin_direct(Device* device, std::span<Event* const> named = {});
+  // shared: another thread may see the event already (its handle is out, or
+  // it is a queue's or a dependency's); false for one an enqueue just
+  // created, whose move to CL_RUNNING then needs no lock (no callback can
+  // be registered on it yet).
+  void begin_direct(Device* device, std::span<Event* const> named = {}, bool shared = true);
   // done: the vendor's event, a reference the event takes over (released
   // with the event); null for a command enqueued without one. lane: which
   // of the device's vendor queues has it (runtime/direct_launch.h).
@@ -139,7 +143,7 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   std::uint64_t time_submit() const { return t_submit_; }
   std::uint64_t time_start() const { return t_start_; }
   std::uint64_t time_end() const { return t_end_; }
-  bool profiled() const;
+  bool profiled() const { return profiled_; }
 
   // The device that ran the command (null until it ran, or for host work).
   Device* executed_on() const { return executed_on_; }
@@ -196,6 +200,8 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   std::atomic<bool> direct_armed_{false};
   std::atomic<bool> awaited_{false};
   bool direct_refused_when_ready_ = false;
+  // On a profiling queue (fixed at creation; every direct launch asks).
+  const bool profiled_;
   // hold_for(): set before the vendor has the command, read by whoever
   // completes it. held_ counts the command's own completion (once called)
   // and the held_for() events still running; the last to end finishes it.

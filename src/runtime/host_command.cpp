@@ -218,7 +218,7 @@ bool DirectTransfer::record_with_event(core::Event& event, std::span<core::Event
   bool take = false;
   core::Device* device = this->device(*event.queue(), lease_keys(), false, pins, take);
   if (!device || (tail && tail != device) || !dependencies_allow(*device, deps)) return false;
-  event.begin_direct(device, named);
+  event.begin_direct(device, named, /*shared=*/false);  // an enqueue's new event
   const char* what = kWhat[static_cast<int>(form.kind)];
   const LaneChoice lane(event, deps);
   DirectSlot slot(event, lane, blocking);

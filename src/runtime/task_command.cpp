@@ -433,7 +433,7 @@ bool TaskCommand::try_record_with_event(core::Event& event, std::span<core::Even
     return false;
   LeasePins pins;
   if (!DataLeases::instance().pin(*device, handles_, modes_, false, pins)) return false;
-  event.begin_direct(device, named);
+  event.begin_direct(device, named, /*shared=*/false);  // an enqueue's new event
   const LaneChoice lane(event, deps);
   DirectSlot slot(event, lane);
   cl_event done = nullptr;
