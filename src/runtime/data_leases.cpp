@@ -17,6 +17,8 @@
 
 namespace parasol::runtime {
 
+std::atomic<std::uint64_t> g_lease_epoch{1};
+
 struct Lease {
   starpu_data_handle_t handle;
   const core::Device* device;
@@ -69,6 +71,7 @@ void wait_behind(cl_command_queue queue) {
 // it has completed. On the deferred thread: it waits, and a release may run
 // StarPU callbacks that must not run under the caller's locks.
 void give_back(Lease& lease) {
+  g_lease_epoch.fetch_add(1, std::memory_order_acq_rel);  // before the release below
   SmallVector<cl_command_queue, kMaxLanes> behind;
   const unsigned lanes = lease.used_lanes.load(std::memory_order_relaxed);
   for (unsigned i = 0; i < kMaxLanes; ++i)

@@ -25,6 +25,8 @@
 #include <CL/cl.h>
 #include <starpu.h>
 
+#include <atomic>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -35,6 +37,15 @@ class Device;
 }
 
 namespace parasol::runtime {
+
+// Moves (from 1 up) whenever a lease is given back, before StarPU may free or
+// move its device copy. While it has not moved, every lease held when it was
+// read is still held, with the same vendor buffer: a launch that reads it
+// after pinning its leases may take a vendor kernel's buffer argument set
+// under the same value as still naming the same buffer
+// (VendorArgValues::set_buffer()).
+extern std::atomic<std::uint64_t> g_lease_epoch;
+inline std::uint64_t lease_epoch() { return g_lease_epoch.load(std::memory_order_acquire); }
 
 struct Lease;
 class RememberedLeases;

@@ -110,6 +110,9 @@ std::optional<unsigned> record_lane(const core::Device& device, unsigned home,
 struct VendorPlace {
   cl_command_queue queue;
   std::span<const cl_event> waits;
+  // The launch's buffers are held by data leases it pinned (a direct
+  // launch), not by a StarPU task: see lease_epoch().
+  bool leased = false;
 };
 
 // StarPU's own queue for the device (lane 0), behind nothing.
@@ -216,7 +219,7 @@ class DirectSlot {
   DirectSlot(const DirectSlot&) = delete;
   DirectSlot& operator=(const DirectSlot&) = delete;
   // The vendor queue and wait list of the enqueue.
-  VendorPlace place() const { return {queue_, waits_}; }
+  VendorPlace place() const { return {queue_, waits_, true}; }
   // Where the vendor enqueue leaves its event: null when it asks for none.
   cl_event* event_out(cl_event& done) const { return wants_event_ ? &done : nullptr; }
   bool wants_event() const { return wants_event_; }

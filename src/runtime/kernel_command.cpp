@@ -257,6 +257,8 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, const Vendo
   VendorLock lock = lock_vendor(device.worker());
   std::lock_guard launching(kernel_->launch_mutex());
   VendorArgValues& set_values = *vendor.values;
+  // Read after the leases were pinned (DirectSlot comes after them).
+  const std::uint64_t epoch = place.leased ? lease_epoch() : 0;
   // Vendor sub-buffers for Parasol sub-buffers: released once enqueued (the
   // vendor keeps what an enqueued kernel uses alive).
   std::vector<VendorMem> windows;
@@ -272,9 +274,11 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, const Vendo
         break;
       case core::KernelArg::Kind::Buffer: {
         cl_mem mem = nullptr;
+        std::uint64_t held = 0;  // the lease epoch mem is held under, if any
         if (a.buffer) {
           void* iface = buffers[buffer_index_[i]];
           mem = reinterpret_cast<cl_mem>(STARPU_VARIABLE_GET_DEV_HANDLE(iface));
+          held = epoch;
           size_t offset = STARPU_VARIABLE_GET_OFFSET(iface) + a.buffer->origin();
           if (offset != 0 || a.buffer->size() != a.buffer->storage().size()) {
             cl_buffer_region region{offset, a.buffer->size()};
@@ -282,10 +286,10 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, const Vendo
                                     &err);
             if (err != CL_SUCCESS) break;
             windows.emplace_back(mem);
+            held = 0;  // a window of this launch's own
           }
         }
-        set_values.forget(i);
-        err = clSetKernelArg(k, i, sizeof mem, &mem);
+        err = set_values.set_buffer(k, i, mem, held);
         break;
       }
       case core::KernelArg::Kind::Unset:

@@ -5,7 +5,7 @@
 namespace parasol::runtime {
 
 cl_int VendorArgValues::set_now(cl_kernel kernel, cl_uint index, std::size_t size,
-                                const void* value) {
+                                const void* value, std::uint64_t epoch) {
   if (index >= known_.size()) known_.resize(index + 1);
   Known& k = known_[index];
   const bool local = value == nullptr;
@@ -15,12 +15,9 @@ cl_int VendorArgValues::set_now(cl_kernel kernel, cl_uint index, std::size_t siz
   k.valid = true;
   k.local = local;
   k.size = size;
+  k.epoch = epoch;
   if (!local) std::memcpy(k.bytes.data(), value, size);
   return err;
-}
-
-void VendorArgValues::forget(cl_uint index) {
-  if (index < known_.size()) known_[index].valid = false;
 }
 
 }  // namespace parasol::runtime

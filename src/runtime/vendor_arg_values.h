@@ -2,10 +2,12 @@
 // Parasol's launches, so that a launch sets again only those that changed.
 //
 // Setting an argument costs PoCL about 130 instructions, and launches of one
-// kernel mostly repeat its scalars. Buffer arguments are always set: a
-// vendor memory object released and another made at the same address must
-// not be taken for the first (the spec leaves an argument naming a released
-// object undefined).
+// kernel mostly repeat its scalars and buffers. A buffer is set again unless
+// the data leases that held it then still hold it now: a vendor memory
+// object released and another made at the same address must not be taken
+// for the first (the spec leaves an argument naming a released object
+// undefined), and a lease's device copy stays put until the lease is given
+// back, which moves lease_epoch() (runtime/data_leases.h).
 #pragma once
 
 #include <CL/cl.h>
@@ -27,8 +29,17 @@ class VendorArgValues {
     if (index < known_.size() && known_[index].holds(size, value)) return CL_SUCCESS;
     return set_now(kernel, index, size, value);
   }
-  // The argument was set another way (a buffer) or its setting failed.
-  void forget(cl_uint index);
+  // A buffer argument: clSetKernelArg(kernel, index, mem) unless it was last
+  // set to mem under the same lease epoch. epoch: lease_epoch() read after
+  // the launch pinned the leases holding mem (0: mem is not held by a lease,
+  // a StarPU task's or a sub-buffer window: always set).
+  cl_int set_buffer(cl_kernel kernel, cl_uint index, cl_mem mem, std::uint64_t epoch) {
+    if (epoch != 0 && index < known_.size() && known_[index].holds_buffer(mem, epoch))
+      return CL_SUCCESS;
+    const cl_int err = set_now(kernel, index, sizeof mem, &mem, epoch);
+    if (epoch == 0) known_[index].valid = false;  // held by nothing: set every time
+    return err;
+  }
 
  private:
   static constexpr std::size_t kLargest = 16;  // larger values are set every time
@@ -37,14 +48,18 @@ class VendorArgValues {
     bool local = false;
     std::size_t size = 0;
     std::array<std::byte, kLargest> bytes{};
+    std::uint64_t epoch = 0;  // a buffer's lease epoch (set_buffer()); 0 for a value
 
     bool holds(std::size_t n, const void* value) const {
-      if (!valid || size != n) return false;
+      if (!valid || size != n || epoch != 0) return false;
       if (!value || local) return !value && local;
       // The usual scalars compare in one step, without a call.
       if (n == 4) return load<std::uint32_t>(value) == load<std::uint32_t>(bytes.data());
       if (n == 8) return load<std::uint64_t>(value) == load<std::uint64_t>(bytes.data());
       return std::memcmp(bytes.data(), value, n) == 0;
+    }
+    bool holds_buffer(cl_mem mem, std::uint64_t e) const {
+      return valid && epoch == e && load<cl_mem>(bytes.data()) == mem;
     }
     template <typename T>
     static T load(const void* p) {
@@ -53,7 +68,9 @@ class VendorArgValues {
       return v;
     }
   };
-  cl_int set_now(cl_kernel kernel, cl_uint index, std::size_t size, const void* value);
+  // epoch: a buffer's (set_buffer()), 0 for a value.
+  cl_int set_now(cl_kernel kernel, cl_uint index, std::size_t size, const void* value,
+                 std::uint64_t epoch = 0);
   std::vector<Known> known_;
 };
 

@@ -49,13 +49,27 @@ struct _cl_command_queue {
   // control file's epoch then, high 32 bits, and the status, low 32; 0: none.
   std::atomic<std::uint64_t> sticky{0};
 };
-struct _cl_mem { const cl_icd_dispatch* dispatch; cl_mem vendor; };
+struct _cl_mem {
+  const cl_icd_dispatch* dispatch;
+  cl_mem vendor;
+  // Bumped each time PoCL makes a new object at this wrapper's address.
+  std::atomic<std::uint64_t> generation{0};
+};
 struct _cl_program {
   const cl_icd_dispatch* dispatch;
   cl_program vendor;
   std::atomic<bool> build_fault{false};  // the last clBuildProgram was failed on purpose
 };
-struct _cl_kernel { const cl_icd_dispatch* dispatch; cl_kernel vendor; };
+struct _cl_kernel {
+  const cl_icd_dispatch* dispatch;
+  cl_kernel vendor;
+  // The buffer each argument was last set to, with its generation then: a
+  // vendor that resolves a buffer argument when it is set would run a
+  // launch whose buffer was released since on freed memory; this one
+  // refuses such a launch (launch() below).
+  std::mutex args_mutex{};
+  std::unordered_map<cl_uint, std::pair<cl_mem, std::uint64_t>> buffer_args{};
+};
 struct _cl_event {
   const cl_icd_dispatch* dispatch;
   cl_event vendor;
@@ -90,6 +104,11 @@ struct Registry {
   std::mutex mutex;
   std::unordered_map<H, H> by_vendor;
   std::unordered_set<H> wrappers;
+  // Buffers only: wrappers whose PoCL object the last release destroyed,
+  // handed to the next buffers made (newest first), as vendors reuse a
+  // freed object's address: a caller keeping a released buffer's handle
+  // then holds a new buffer's (clReleaseMemObject below).
+  std::vector<H> released;
 };
 template <typename H>
 Registry<H>& registry() {
@@ -101,6 +120,11 @@ inline void reset_state(cl_event e) { e->exec_fault = 0; }
 inline void reset_state(cl_command_queue q) { q->sticky = 0; }
 inline void reset_state(cl_program p) { p->build_fault = false; }
 inline void reset_state(cl_context c) { c->notify = nullptr; c->notify_data = nullptr; }
+inline void reset_state(cl_mem m) { m->generation.fetch_add(1); }
+inline void reset_state(cl_kernel k) {
+  std::lock_guard lock(k->args_mutex);
+  k->buffer_args.clear();
+}
 template <typename H>
 void reset_state(H) {}
 
@@ -112,7 +136,12 @@ H wrap(H vendor, bool fresh = false) {
   auto& r = registry<H>();
   std::lock_guard lock(r.mutex);
   auto [it, inserted] = r.by_vendor.try_emplace(vendor, nullptr);
-  if (inserted) {
+  if (inserted && fresh && !r.released.empty()) {
+    it->second = r.released.back();
+    r.released.pop_back();
+    it->second->vendor = vendor;
+    reset_state(it->second);
+  } else if (inserted) {
     it->second = new std::remove_pointer_t<H>{own_dispatch(), vendor};
     r.wrappers.insert(it->second);
   } else if (fresh) {
@@ -641,15 +670,44 @@ cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_device_id device
   return FORWARD(clGetProgramBuildInfo)(program, device, param, size, value, size_ret);
 }
 
+cl_int CL_API_CALL clReleaseMemObject(cl_mem mem) {
+  if (!mem || !is_wrapper(mem)) return CL_INVALID_MEM_OBJECT;
+  cl_uint refs = 0;
+  pocl().clGetMemObjectInfo(mem->vendor, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, nullptr);
+  const cl_mem vendor_mem = mem->vendor;
+  const cl_int err = pocl().clReleaseMemObject(vendor_mem);
+  if (err == CL_SUCCESS && refs == 1) {
+    // Gone: its wrapper goes to the next buffer made.
+    auto& r = registry<cl_mem>();
+    std::lock_guard lock(r.mutex);
+    if (auto it = r.by_vendor.find(vendor_mem); it != r.by_vendor.end() && it->second == mem) {
+      r.by_vendor.erase(it);
+      mem->generation.fetch_add(1);
+      r.released.push_back(mem);
+    }
+  }
+  return err;
+}
+
 cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint index, size_t size,
                                   const void* value) {
   // A buffer (or sampler) argument is passed by address: unwrap the handle it
   // points to if it is one of ours.
+  if (kernel && is_wrapper(kernel)) {
+    std::lock_guard lock(kernel->args_mutex);
+    kernel->buffer_args.erase(index);
+  }
   if (value && size == sizeof(void*)) {
     void* h = nullptr;
     std::memcpy(&h, value, sizeof h);
-    if (auto m = static_cast<cl_mem>(h); m && is_wrapper(m))
-      return FORWARD(clSetKernelArg)(kernel, index, size, &m->vendor);
+    if (auto m = static_cast<cl_mem>(h); m && is_wrapper(m)) {
+      const cl_int err = FORWARD(clSetKernelArg)(kernel, index, size, &m->vendor);
+      if (err == CL_SUCCESS && is_wrapper(kernel)) {
+        std::lock_guard lock(kernel->args_mutex);
+        kernel->buffer_args[index] = {m, m->generation.load()};
+      }
+      return err;
+    }
     if (auto s = static_cast<cl_sampler>(h); s && is_wrapper(s))
       return FORWARD(clSetKernelArg)(kernel, index, size, &s->vendor);
   }
@@ -709,6 +767,17 @@ cl_int launch(cl_command_queue queue, cl_kernel kernel, cl_event* event, Enqueue
   Faults f = read_faults();
   if (!queue || !is_wrapper(queue)) return CL_INVALID_COMMAND_QUEUE;
   if (!kernel || !is_wrapper(kernel)) return CL_INVALID_KERNEL;
+  {
+    std::lock_guard lock(kernel->args_mutex);
+    for (const auto& [index, set] : kernel->buffer_args)
+      if (set.first->generation.load() != set.second) {
+        std::fprintf(stderr,
+                     "fault vendor: kernel argument %u names a buffer released since it was "
+                     "set (a vendor resolving arguments when set would use freed memory)\n",
+                     index);
+        return CL_INVALID_KERNEL_ARGS;
+      }
+  }
   if (f.device_lost) {
     // The device is gone: every launch fails, and the context hears of it.
     cl_context ctx = nullptr;
