@@ -52,7 +52,9 @@ struct _cl_command_queue {
 struct _cl_mem {
   const cl_icd_dispatch* dispatch;
   cl_mem vendor;
-  // Bumped each time PoCL makes a new object at this wrapper's address.
+  // Bumped when its PoCL object is destroyed (clReleaseMemObject below) and
+  // when a new PoCL object takes this wrapper: a kernel argument set before
+  // names a buffer that is gone.
   std::atomic<std::uint64_t> generation{0};
 };
 struct _cl_program {
