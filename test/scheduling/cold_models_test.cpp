@@ -1,5 +1,6 @@
 // heft on cold models (schedulers/calibration_guard.h): a device far slower
-// than another calibrates with two commands, not with a share of every burst.
+// than another calibrates with two or three commands, not with a share of
+// every burst.
 #include <CL/cl_parasol.h>
 
 #include <memory>
@@ -27,7 +28,7 @@ const Policy heft("heft");
 
 }  // namespace
 
-TEST_CASE("under heft on cold models a far slower device calibrates with two commands") {
+TEST_CASE("under heft on cold models a far slower device calibrates with two or three commands") {
   auto pocl = pocl_devices();
   auto other = oclgrind_devices();
   REQUIRE(!pocl.empty());
@@ -95,11 +96,20 @@ TEST_CASE("under heft on cold models a far slower device calibrates with two com
                  << device_name(devs[second_slower ? 1 : 0]) << ", " << ratio
                  << "x slower than " << device_name(devs[second_slower ? 0 : 1]));
   if (ratio >= 8.0) {
-    // Two calibration runs; their measurement then keeps HEFT away from it.
+    // Two calibration runs, judged against the faster device's model, then
+    // keep HEFT away from it. Three where the faster device is not measured
+    // by the end of the second: the calibration minimum (Parasol's default
+    // STARPU_CALIBRATE_MINIMUM); an H200 beside PoCL did that in 3 of 20
+    // runs (3 of 80 at 9.7x, 10.1x, 13.4x): NVIDIA's first launch of the
+    // kernel started only after PoCL's second had ended (PARASOL_LOG=debug).
+    // Beyond them, the share HEFT rightly gives a device `ratio` times
+    // slower once both are measured (5 of 80 at 8.3x there). Without the
+    // guard, the device with no model takes a share of the first burst.
+    const int heft_share = int(double(events.size()) / (ratio + 1.0));
     CHECK(on_slower >= 1);
-    CHECK(on_slower <= 2);
+    CHECK(on_slower <= 3 + heft_share);
   } else {
-    WARN("the slower device is only " << ratio << "x slower: the two-command bound is not checked");
+    WARN("the slower device is only " << ratio << "x slower: the calibration bound is not checked");
   }
 
   // A buffer left on the slower device alone (by a command on its device
