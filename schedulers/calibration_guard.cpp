@@ -17,6 +17,7 @@ struct Slot {
   int in_flight = 0;       // commands placed here to calibrate, not yet done
   int measured = 0;        // calibrating runs that completed
   double fastest_us = NAN; // the fastest of them
+  bool judged = false;     // recorded as calibrated by calibrate_if_far_slower
 };
 
 // A device's first launch of a kernel may pay one-time costs (NVIDIA loads
@@ -95,13 +96,17 @@ Survey survey(starpu_task* task, std::span<core::Device* const> devices, unsigne
 }
 
 // A device whose calibrating runs (slot) show it far slower than the
-// fastest measured one is recorded as calibrated with its fastest run;
-// task has the footprint.
-bool calibrate_if_far_slower(starpu_task* task, const core::Device* d, const Slot& slot,
+// fastest measured one is recorded as calibrated with its fastest run,
+// once: two placements may both have surveyed the models before either
+// recorded it (they each recorded it, seen on an H200 host). Under the
+// guard's lock; task has the footprint.
+bool calibrate_if_far_slower(starpu_task* task, const core::Device* d, Slot& slot,
                              const Measured& best) {
+  if (slot.judged) return true;
   const double measured_us = slot.fastest_us;
   if (!best.device || slot.measured < kRunsToJudge || measured_us < kFarSlower * best.us)
     return false;
+  slot.judged = true;
   starpu_perfmodel* model = task->cl->model;
   for (int i = 1; i < calibration_minimum(); ++i) record_measurement(task, *d, measured_us);
   log::info("kernel '", model->symbol, "' took ", measured_us, " us on ", d->label(), ", ",
@@ -191,7 +196,6 @@ void calibration_ran(const CalibrationPlacement& placement, starpu_task* task,
   starpu_perfmodel* model = task->cl->model;
   if (placement.calibrating < 0 || !model) return;
   auto& g = guard();
-  Slot judged;
   {
     std::lock_guard lock(g.mutex);
     Slot& s = g.slot(model, footprint, placement.calibrating);
@@ -199,10 +203,11 @@ void calibration_ran(const CalibrationPlacement& placement, starpu_task* task,
     if (placement.calibrating != device.worker().worker_id || std::isnan(measured_us)) return;
     ++s.measured;
     if (std::isnan(s.fastest_us) || measured_us < s.fastest_us) s.fastest_us = measured_us;
-    judged = s;
   }
   if (!std::isnan(expected_us(task, &device, sched_ctx))) return;  // calibrated now
-  calibrate_if_far_slower(task, &device, judged, survey(task, devices, sched_ctx).best);
+  const Measured best = survey(task, devices, sched_ctx).best;
+  std::lock_guard lock(g.mutex);
+  calibrate_if_far_slower(task, &device, g.slot(model, footprint, placement.calibrating), best);
 }
 
 void calibration_abandoned(const CalibrationPlacement& placement, const starpu_task* task,
