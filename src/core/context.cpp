@@ -62,13 +62,14 @@ int Context::device_index(const Device* d) const {
 bool Context::take_out_of_rotation(const Device* d) {
   int i = device_index(d);
   if (i < 0) return false;
-  std::uint64_t bit = std::uint64_t{1} << i;
-  return !(out_of_rotation_.fetch_or(bit, std::memory_order_acq_rel) & bit);
+  const std::uint64_t b = bit(static_cast<std::size_t>(i));
+  return !(out_of_rotation_.fetch_or(b, std::memory_order_acq_rel) & b);
 }
 
 bool Context::in_rotation(const Device* d) const {
   int i = device_index(d);
-  return i >= 0 && !(out_of_rotation_.load(std::memory_order_acquire) & (std::uint64_t{1} << i));
+  return i >= 0 &&
+         !(out_of_rotation_.load(std::memory_order_acquire) & bit(static_cast<std::size_t>(i)));
 }
 
 void Context::notify(const std::string& message) const {

@@ -52,11 +52,13 @@ class Context final : public Object<Context, _cl_context, ObjectKind::Context> {
   bool any_in_rotation(Stop&& stop) const {
     const std::uint64_t out = out_of_rotation_.load(std::memory_order_acquire);
     for (std::size_t i = 0; i < devices_.size(); ++i)
-      if (!(out & (std::uint64_t{1} << i)) && stop(devices_[i])) return true;
+      if (!(out & bit(i)) && stop(devices_[i])) return true;
     return false;
   }
 
  private:
+  // devices()[index]'s bit in out_of_rotation_.
+  static std::uint64_t bit(std::size_t index) { return std::uint64_t{1} << index; }
   // "name [vendor], name [vendor]" for logs.
   std::string device_list() const;
 
