@@ -16,6 +16,8 @@ PACKAGES=(
   # the test suite: Catch2 v2, vendor platforms to re-export, real clients
   catch2 pocl-opencl-icd oclgrind clinfo
   python3-pyopencl python3-numpy python3-matplotlib libclblast-dev
+  # StarPU's SOCL example programs, run unchanged by the suite (PARASOL_SOCL=1)
+  starpu-examples
   # the native CPU device (kernels-pass): Clang/LLVM 19, FileCheck for its tests
   llvm-19-dev libclang-19-dev clang-19 llvm-19-tools
 )

@@ -41,18 +41,21 @@ extern "C" {
  * function runs on the enqueuing thread; it enqueues sub-commands that wait
  * for `before` and sets `after` to an event that completes when they are
  * done; the original enqueue's event completes with `after`. It must not
- * wait for its sub-commands.
- *
- * SOCL's convention works too: clSetKernelArg(kernel, (cl_uint)-1,
- * sizeof(fn), &fn) with a cl_parasol_socl_divide_fn, (cl_uint)-2 with
- * cl_uint[2] {min, max}, (cl_uint)-3 with a void* of user data. */
+ * wait for its sub-commands. */
 typedef cl_int(CL_CALLBACK* cl_parasol_divide_fn)(cl_command_queue queue,
                                                   cl_uint partitioning_factor,
                                                   const cl_event before, cl_event* after,
                                                   void* user_data);
+/* SOCL's convention, as SOCL 1.3 defines it: clSetKernelArg(kernel,
+ * (cl_uint)-1, any size, fn) where the value is the function itself,
+ * (cl_uint)-2 with a pointer to one cl_uint, the partition space (factors
+ * 1 ... space-1), (cl_uint)-3 where the value is the user data. Every
+ * enqueue of the kernel, on any queue, runs the function; the factors are
+ * tried in order, then the fastest measured is kept (docs/extensions.md). */
 typedef cl_int(CL_CALLBACK* cl_parasol_socl_divide_fn)(cl_command_queue queue,
                                                        cl_uint partitioning_factor,
-                                                       const cl_event before, cl_event* after);
+                                                       void* user_data, const cl_event before,
+                                                       cl_event* after);
 typedef cl_int(CL_API_CALL* clSetKernelDivideFunctionPARASOL_fn)(cl_kernel kernel,
                                                                  cl_parasol_divide_fn fn,
                                                                  cl_uint min_factor,

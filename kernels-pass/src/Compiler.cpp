@@ -221,6 +221,12 @@ BuildResult compile(std::string_view source, std::string_view options) {
     r.invalid_options = true;
     return r;
   }
+  for (const auto& [option, extension] : fo.vendor_options) {
+    r.log += "error: build option '" + option + "' belongs to " + extension +
+             ", which the Parasol native CPU device does not support\n";
+    r.invalid_options = true;
+  }
+  if (r.invalid_options) return r;
   llvm::LLVMContext ctx;
   auto m = run_frontend(ctx, source, fo, r.log);
   timer.mark("frontend");
@@ -297,6 +303,45 @@ BuildResult build(std::string_view source, std::string_view options) {
   BuildResult r = compile(source, options);
   if (use_cache && r.program) write_file_atomically(dir, path, r.program->binary());
   return r;
+}
+
+OptionsCheck check_options(std::string_view options) {
+  OptionsCheck c;
+  FrontendOptions fo;
+  c.valid = parse_build_options(options, fo, c.log);
+  c.vendor_options = std::move(fo.vendor_options);
+  return c;
+}
+
+Description describe(std::string_view source, std::string_view options) {
+  Description d;
+  FrontendOptions fo;
+  if (!parse_build_options(options, fo, d.log)) {
+    d.invalid_options = true;
+    return d;
+  }
+  fo.permissive = true;
+  const bool use_cache = std::getenv("PARASOL_NO_KERNEL_CACHE") == nullptr;
+  std::string dir, path;
+  if (use_cache) {
+    dir = cache_directory() + "/descriptions";
+    path = dir + "/" + cache_key(source, options) + ".bin";
+    std::vector<unsigned char> bytes;
+    ProgramImage img;
+    std::string ignored;
+    if (read_file(path, bytes) && deserialise(bytes.data(), bytes.size(), img, ignored)) {
+      d.kernels = std::move(img.kernels);
+      d.parsed = true;
+      return d;
+    }
+  }
+  llvm::LLVMContext ctx;
+  auto m = run_frontend(ctx, source, fo, d.log);
+  if (!m) return d;
+  d.kernels = collect_kernel_info(*m);
+  d.parsed = true;
+  if (use_cache) write_file_atomically(dir, path, serialise(ProgramImage{d.kernels, {}}));
+  return d;
 }
 
 BuildResult load_binary(const unsigned char* data, std::size_t size) {

@@ -53,6 +53,18 @@ std::vector<std::string> split_options(std::string_view s) {
   if (in_token) out.push_back(cur);
   return out;
 }
+
+// The extension that defines a vendor's build option, by the option's
+// prefix; null for any other option.
+const char* vendor_extension_of(const std::string& option) {
+  static const std::pair<const char*, const char*> prefixes[] = {
+      {"-cl-nv-", "cl_nv_compiler_options"},
+  };
+  for (const auto& [prefix, extension] : prefixes)
+    if (option.rfind(prefix, 0) == 0) return extension;
+  return nullptr;
+}
+
 }  // namespace
 
 bool parse_build_options(std::string_view options, FrontendOptions& out, std::string& log) {
@@ -103,6 +115,10 @@ bool parse_build_options(std::string_view options, FrontendOptions& out, std::st
     if (std::find_if(std::begin(ignored), std::end(ignored),
                      [&](const char* p) { return a == p; }) != std::end(ignored))
       continue;
+    if (const char* extension = vendor_extension_of(a)) {
+      out.vendor_options.emplace_back(a, extension);
+      continue;
+    }
     if (a.rfind("-W", 0) == 0) {  // other warning switches: let Clang judge
       out.cc1_args.push_back(a);
       continue;
@@ -134,6 +150,10 @@ std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_v
       "+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,"
       "+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices"};
   args.insert(args.end(), opts.cc1_args.begin(), opts.cc1_args.end());
+  if (opts.permissive) {
+    args.push_back("-cl-ext=+all");
+    args.push_back("-w");
+  }
   args.push_back("-x");
   args.push_back("cl");
   args.push_back(kInputName);

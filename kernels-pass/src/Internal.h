@@ -22,6 +22,10 @@ const HostTarget& host_target();  // also initialises LLVM's x86 target once
 struct FrontendOptions {
   std::vector<std::string> cc1_args;  // translated OpenCL build options
   bool opt_disable = false;
+  bool permissive = false;  // every extension on, no warnings (describe())
+  // Options a vendor extension defines (option, extension): left to the
+  // devices that report the extension, never given to Clang.
+  std::vector<std::pair<std::string, std::string>> vendor_options;
 };
 // Parses OpenCL build options; false (with a log line) on an unknown one.
 bool parse_build_options(std::string_view options, FrontendOptions& out, std::string& log);

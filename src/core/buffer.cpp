@@ -39,20 +39,41 @@ void Buffer::add_destructor_callback(void(CL_CALLBACK* fn)(cl_mem, void*), void*
   destructor_callbacks_.emplace_back(fn, user_data);
 }
 
-Buffer::~Buffer() {
-  if (destructor_callbacks_.empty()) return;
+void Buffer::destroy(Buffer* self) {
+  self->retire();
+  self->release_shell();
+}
+
+Buffer::~Buffer() = default;
+
+void Buffer::retire() {
+  std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> callbacks;
+  {
+    std::lock_guard lock(callbacks_mutex_);
+    callbacks = std::move(destructor_callbacks_);
+  }
+  std::shared_ptr<runtime::BufferStorage> storage = std::move(storage_);
+  Ref<Buffer> parent = std::move(parent_);
+  {
+    std::lock_guard lock(maps_mutex_);
+    mappings_.clear();
+  }
   // The callbacks run once StarPU has let go of the memory: for a root
   // buffer that is after its storage is unregistered (the user may free a
   // USE_HOST_PTR region in them), and never before a sub-buffer goes.
-  cl_mem self = handle();
-  auto callbacks = std::move(destructor_callbacks_);
-  if (parent_) {
-    for (auto it = callbacks.rbegin(); it != callbacks.rend(); ++it) it->first(self, it->second);
-    return;
+  if (!callbacks.empty()) {
+    cl_mem self = handle();
+    if (parent) {
+      for (auto it = callbacks.rbegin(); it != callbacks.rend(); ++it) it->first(self, it->second);
+    } else {
+      storage->after_release([self, callbacks = std::move(callbacks)] {
+        for (auto it = callbacks.rbegin(); it != callbacks.rend(); ++it) it->first(self, it->second);
+      });
+    }
   }
-  storage_->after_release([self, callbacks = std::move(callbacks)] {
-    for (auto it = callbacks.rbegin(); it != callbacks.rend(); ++it) it->first(self, it->second);
-  });
+  storage.reset();
+  parent = {};
+  context_ = {};
 }
 
 }  // namespace parasol::core

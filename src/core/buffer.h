@@ -4,8 +4,10 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "core/context.h"
@@ -49,7 +51,19 @@ class Buffer final : public Object<Buffer, _cl_mem, ObjectKind::Mem> {
 
   void add_destructor_callback(void(CL_CALLBACK* fn)(cl_mem, void*), void* user_data);
 
+  // The last internal reference went: the buffer lets go of its data and
+  // runs its destructor callbacks now; the object's memory stays while a
+  // kernel still has it set as an argument (ArgBuffer), so that a launch can
+  // tell the argument was released.
+  static void destroy(Buffer* self);
+  void retain_shell() { shells_.fetch_add(1, std::memory_order_relaxed); }
+  void release_shell() {
+    if (shells_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+
  private:
+  void retire();
+
   Ref<Context> context_;
   cl_mem_flags flags_;
   std::size_t size_;
@@ -62,6 +76,49 @@ class Buffer final : public Object<Buffer, _cl_mem, ObjectKind::Mem> {
   std::vector<Mapping> mappings_;
   std::mutex callbacks_mutex_;
   std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> destructor_callbacks_;
+  std::atomic<std::uint32_t> shells_{1};  // the ArgBuffers, plus one while the buffer lives
+};
+
+// A buffer argument of a kernel. The kernel's own arguments hold it weakly:
+// a kernel does not retain the memory objects set as its arguments, so a
+// buffer released while set is destroyed (its destructor callbacks run) as
+// it would be otherwise. Every copy, a launch's, holds it: take one only
+// while live() (the application still holds the buffer).
+class ArgBuffer {
+ public:
+  ArgBuffer() = default;
+  static ArgBuffer weak(Buffer* b) {
+    ArgBuffer a;
+    a.p_ = b;
+    a.weak_ = true;
+    if (b) b->retain_shell();
+    return a;
+  }
+  ArgBuffer(const ArgBuffer& o) : p_(o.p_) {
+    if (p_) p_->retain();
+  }
+  ArgBuffer(ArgBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), weak_(o.weak_) {}
+  ArgBuffer& operator=(ArgBuffer o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(weak_, o.weak_);
+    return *this;
+  }
+  ~ArgBuffer() {
+    if (!p_) return;
+    if (weak_) p_->release_shell();
+    else p_->release();
+  }
+
+  Buffer* get() const { return p_; }
+  Buffer* operator->() const { return p_; }
+  Buffer& operator*() const { return *p_; }
+  explicit operator bool() const { return p_ != nullptr; }
+  // Whether the application still holds the buffer.
+  bool live() const { return p_ && p_->api_ref_count() > 0; }
+
+ private:
+  Buffer* p_ = nullptr;
+  bool weak_ = false;
 };
 
 }  // namespace parasol::core

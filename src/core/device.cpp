@@ -59,6 +59,16 @@ bool Device::alike(const Device& other) const {
          global_mem_ == other.global_mem_ && name_ == other.name_;
 }
 
+bool Device::has_vendor_extension(std::string_view name) const {
+  if (is_native()) return false;
+  const std::string list = query_string(&device_info, worker_.device, CL_DEVICE_EXTENSIONS);
+  for (std::size_t at = 0; (at = list.find(name, at)) != std::string::npos; at += name.size()) {
+    const std::size_t end = at + name.size();
+    if ((at == 0 || list[at - 1] == ' ') && (end == list.size() || list[end] == ' ')) return true;
+  }
+  return false;
+}
+
 Device* Device::create_native(int worker_id) {
   Device* d = create<Device>();
   d->worker_.worker_id = worker_id;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "core/object.h"
 #include "runtime/starpu_runtime.h"
@@ -39,6 +40,9 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   // share their kernels' measurements (schedulers/shared_measurements.h)
   // and split the work of a context among them (schedulers/alike_placement.h).
   bool alike(const Device& other) const;
+  // Whether the vendor device reports the extension (the native device
+  // reports none of the vendors').
+  bool has_vendor_extension(std::string_view name) const;
   // Root devices live as long as the process; clRelease/RetainDevice are no-ops.
   static void destroy(Device*) {}
 

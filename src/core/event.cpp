@@ -61,14 +61,26 @@ void Event::depend_on(Event* dependency, bool propagate_failure) {
   dependency->flush_direct();
 }
 
-void Event::begin_direct(Device* device, std::span<Event* const> named, bool shared) {
+void Event::begin_direct(Device* device, std::span<Event* const> deps,
+                         std::span<Event* const> named, bool shared) {
   // As start() (unless launched through it, its dependencies done first):
   // complete() gives the reference back.
   if (!in_flight_.exchange(true, std::memory_order_acq_rel)) retain();
   for (Event* e : named)
     if (!e->finished()) hold_for(e);
+  start_gates_.store(1, std::memory_order_relaxed);  // begin_direct's own guard
+  for (Event* e : deps)
+    if (!e->finished()) gate_start_on(e);
   executed_on_ = device;
   if (queue_) queue_->went_direct();
+  if (start_gates_.fetch_sub(1, std::memory_order_acq_rel) != 1) {
+    // Behind commands still running: submitted, running once they end
+    // (pass_start_gate()), which may be now already.
+    std::unique_lock lock(mutex_);
+    if (!t_submit_) t_submit_ = now_ns();
+    set_status(CL_SUBMITTED, lock);
+    return;
+  }
   // Submitted and running at once (one clock read; the move to CL_RUNNING
   // fires CL_SUBMITTED callbacks too).
   if (!shared) {
@@ -84,7 +96,7 @@ void Event::begin_direct(Device* device, std::span<Event* const> named, bool sha
   set_status(CL_RUNNING, lock);
 }
 
-void Event::hold_for(Event* dependency) {
+bool Event::hold_for(Event* dependency) {
   // Counted before the vendor has the command, so nothing can end it yet.
   if (!holding_.exchange(true, std::memory_order_relaxed)) held_.store(1, std::memory_order_relaxed);
   std::unique_lock lock(dependency->mutex_);
@@ -93,13 +105,32 @@ void Event::hold_for(Event* dependency) {
       cl_int expected = CL_SUCCESS;
       dependency_error_.compare_exchange_strong(expected, dependency->status_.load());
     }
-    return;
+    return false;
   }
   held_.fetch_add(1, std::memory_order_relaxed);
   // No flush_direct(): it is ahead of this command on the same in-order
   // vendor queue, or on another lane of the device, which LaneChoice
   // flushed; either way whatever makes this one progress makes it progress.
   dependency->successors_.push_back({Ref<Event>(this), true, true});
+  return true;
+}
+
+bool Event::gate_start_on(Event* dependency) {
+  std::unique_lock lock(dependency->mutex_);
+  if (dependency->status_ <= CL_COMPLETE) return false;  // ended meanwhile
+  start_gates_.fetch_add(1, std::memory_order_relaxed);
+  // One successor entry per dependency: a held one (hold_for()) gates too.
+  for (Successor& s : dependency->successors_)
+    if (s.event.get() == this && s.holds_direct) {
+      s.gates_start = true;
+      return true;
+    }
+  dependency->successors_.push_back({Ref<Event>(this), false, false, true});
+  return true;
+}
+
+void Event::pass_start_gate() {
+  if (start_gates_.fetch_sub(1, std::memory_order_acq_rel) == 1) set_running();
 }
 
 void Event::settle(cl_int dependency_status) {
@@ -199,6 +230,7 @@ void Event::launch_now() {
 
 void Event::set_running() {
   std::unique_lock lock(mutex_);
+  if (status_.load(std::memory_order_relaxed) <= CL_RUNNING) return;  // ran, or ended, already
   t_start_ = now_ns();
   set_status(CL_RUNNING, lock);
 }
@@ -236,16 +268,26 @@ void Event::complete(cl_int status) {
   finish(status);
 }
 
-void Event::finish(cl_int status) {
+void Event::complete_spanning(std::uint64_t start, std::uint64_t end) {
+  const Span span{start, end};
+  finish(CL_COMPLETE, &span);
+}
+
+void Event::finish(cl_int status, const Span* span) {
   SmallVector<Successor, 2> successors;
   std::unique_ptr<Command> work;
   Ref<Event> keep(this);
   {
     std::unique_lock lock(mutex_);
     if (status_ <= CL_COMPLETE) return;
-    if (!t_start_) t_start_ = now_ns();
-    if (!t_submit_) t_submit_ = t_start_;
-    t_end_ = now_ns();
+    if (span) {
+      t_queued_ = t_submit_ = t_start_ = span->start;
+      t_end_ = span->end;
+    } else {
+      if (!t_start_) t_start_ = now_ns();
+      if (!t_submit_) t_submit_ = t_start_;
+      t_end_ = now_ns();
+    }
     if (status_ > CL_RUNNING && status == CL_COMPLETE) set_status(CL_RUNNING, lock);
     set_status(status, lock);
     successors = std::move(successors_);
@@ -254,9 +296,10 @@ void Event::finish(cl_int status) {
   done_.notify_all();
   work.reset();
   for (auto& s : successors) {
+    if (s.gates_start) s.event->pass_start_gate();
     if (s.holds_direct)
       s.event->settle(status);
-    else
+    else if (!s.gates_start)
       s.event->dependency_finished(status, s.propagate_failure);
   }
   if (queue_) queue_->command_finished();

@@ -97,6 +97,8 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   // begin_direct() before the vendor enqueue (the event is in flight and
   // running on device), then queued_direct() once the command is on the
   // vendor's queue: later commands for that device may queue behind it.
+  // deps: every event it waits for; until those still running have ended,
+  // the command waits on its vendor queue: CL_SUBMITTED, then CL_RUNNING.
   // named: the events its wait list names. Those still running (queued
   // before it on device's vendor queue) hold its completion back until they
   // end, and a failure of theirs becomes its own, as on StarPU's path,
@@ -106,7 +108,8 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   // it is a queue's or a dependency's); false for one an enqueue just
   // created, whose move to CL_RUNNING then needs no lock (no callback can
   // be registered on it yet).
-  void begin_direct(Device* device, std::span<Event* const> named = {}, bool shared = true);
+  void begin_direct(Device* device, std::span<Event* const> deps = {},
+                    std::span<Event* const> named = {}, bool shared = true);
   // done: the vendor's event, a reference the event takes over (released
   // with the event); null for a command enqueued without one. lane: which
   // of the device's vendor queues has it (runtime/direct_launch.h).
@@ -128,6 +131,10 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   bool awaited() const { return awaited_.load(); }
   // Terminal state: CL_COMPLETE or a negative error code. Later calls are ignored.
   void complete(cl_int status);
+  // Completes a command that stands for the work of others (a SOCL divide
+  // function's run): its profiling times are start (queued, submitted,
+  // started) and end.
+  void complete_spanning(std::uint64_t start, std::uint64_t end);
 
   // clSetUserEventStatus: false if the status was already set once.
   bool set_user_status(cl_int status);
@@ -158,12 +165,21 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
  private:
   void dependency_finished(cl_int status, bool propagate_failure);
   void launch_now();  // every dependency is done
-  // A direct command's wait-list event still running (begin_direct()).
-  void hold_for(Event* dependency);
+  // A direct command's wait-list event still running (begin_direct()):
+  // false if it ended meanwhile.
+  bool hold_for(Event* dependency);
+  // A direct command runs once dependency has ended (begin_direct()):
+  // false if it ended meanwhile.
+  bool gate_start_on(Event* dependency);
+  // One of the events a direct command's start waited for ended.
+  void pass_start_gate();
   // One of the things a held-back direct command waits for ended (its own
   // vendor completion, or a held_for() event's with dependency_status).
   void settle(cl_int dependency_status);
-  void finish(cl_int status);  // complete()'s work
+  struct Span {
+    std::uint64_t start, end;
+  };
+  void finish(cl_int status, const Span* span = nullptr);  // complete()'s work
   void set_status(cl_int status, std::unique_lock<std::mutex>& lock);
 
   std::uint64_t id_;
@@ -183,6 +199,7 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
     Ref<Event> event;
     bool propagate_failure;
     bool holds_direct = false;  // event is a direct command held for this one (hold_for())
+    bool gates_start = false;   // event is a direct command whose start waits for this one
   };
   // In place for the usual one or two: a chain's command is its
   // predecessor's successor, and a heap list cost every such command an
@@ -208,6 +225,8 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   std::atomic<bool> holding_{false};
   std::atomic<bool> own_end_seen_{false};
   std::atomic<int> held_{0};
+  // begin_direct(): the events its start still waits for (gate_start_on()).
+  std::atomic<int> start_gates_{0};
   cl_int own_status_ = CL_COMPLETE;  // complete()'s, while held
   cl_uint partitioning_factor_ = 0;  // start() took a reference complete() gives back
 

@@ -1,5 +1,6 @@
 #include "core/kernel.h"
 
+#include "schedulers/socl_division.h"
 #include "util/log.h"
 
 #include <algorithm>
@@ -39,6 +40,29 @@ Kernel::WorkGroupLimits native_limits(const runtime::native::NativeKernel& k) {
   l.max_items = {l.max_total, l.max_total, l.max_total};
   l.reqd = runtime::native::reqd_work_group_size(k);
   return l;
+}
+
+// The vendor's answer, for a program Parasol's front end did not read (a
+// binary, a source it could not parse). Without -cl-kernel-arg-info a
+// vendor may not know an argument's address qualifier: such an argument
+// takes a buffer or a value by what clSetKernelArg is given (as SOCL does).
+std::vector<KernelArgInfo> vendor_arg_info(const Device* d, cl_kernel k) {
+  runtime::VendorLock lock = runtime::lock_vendor(d->worker());
+  cl_uint n = 0;
+  clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr);
+  std::vector<KernelArgInfo> info(n);
+  for (cl_uint i = 0; i < n; ++i) {
+    auto& a = info[i];
+    if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof a.address, &a.address,
+                           nullptr) != CL_SUCCESS)
+      a.address = KernelArgInfo::kAddressUnknown;
+    clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof a.access, &a.access, nullptr);
+    clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof a.type_qualifier,
+                       &a.type_qualifier, nullptr);
+    a.type_name = arg_string(k, i, CL_KERNEL_ARG_TYPE_NAME);
+    a.name = arg_string(k, i, CL_KERNEL_ARG_NAME);
+  }
+  return info;
 }
 
 }  // namespace
@@ -81,26 +105,14 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
   for (const VendorOf& v : vendor_)
     limits_.emplace_back(v.device, vendor_limits(v.device, v.kernel.get()));
   for (const auto& [d, nk] : native_) limits_.emplace_back(d, native_limits(*nk));
-  if (vendor_.empty()) {  // only the native device has it
+  if (const KernelSignature* signature = program->signature(name_)) {
+    arg_info_ = signature->args;
+  } else if (vendor_.empty()) {  // only the native device has it (a binary)
     arg_info_ = runtime::native::arg_info(*native_.front().second);
-    args_.resize(arg_info_.size());
-    return;
+  } else {
+    arg_info_ = vendor_arg_info(vendor_.front().device, vendor_.front().kernel.get());
   }
-  cl_kernel k = vendor_.front().kernel.get();
-  runtime::VendorLock lock = runtime::lock_vendor(vendor_.front().device->worker());
-  cl_uint n = 0;
-  clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr);
-  arg_info_.resize(n);
-  args_.resize(n);
-  for (cl_uint i = 0; i < n; ++i) {
-    auto& a = arg_info_[i];
-    clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof a.address, &a.address, nullptr);
-    clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof a.access, &a.access, nullptr);
-    clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof a.type_qualifier,
-                       &a.type_qualifier, nullptr);
-    a.type_name = arg_string(k, i, CL_KERNEL_ARG_TYPE_NAME);
-    a.name = arg_string(k, i, CL_KERNEL_ARG_NAME);
-  }
+  args_.resize(arg_info_.size());
 }
 
 Kernel::~Kernel() {
@@ -147,8 +159,9 @@ void Kernel::set_arg(cl_uint index, KernelArg arg) {
 }
 
 bool Kernel::ArgsView::complete() const {
-  return std::none_of(args_->begin(), args_->end(),
-                      [](const KernelArg& a) { return a.kind == KernelArg::Kind::Unset; });
+  return std::none_of(args_->begin(), args_->end(), [](const KernelArg& a) {
+    return a.kind == KernelArg::Kind::Unset || (a.buffer && !a.buffer.live());
+  });
 }
 
 KernelArgs Kernel::ArgsView::copy() {
@@ -169,22 +182,26 @@ void Kernel::set_divide_function(const DivideFunction& d) {
   divide_set_.store(divide_.set(), std::memory_order_release);
 }
 
-void Kernel::set_socl_divide_function(DivideFunction::SoclFn fn) {
+SoclDivideFunction Kernel::socl_divide_function() const {
   std::lock_guard lock(args_mutex_);
-  divide_.fn = nullptr;
-  divide_.socl_fn = fn;
-  divide_set_.store(divide_.set(), std::memory_order_release);
+  return socl_divide_;
 }
 
-void Kernel::set_divide_range(cl_uint min_factor, cl_uint max_factor) {
+void Kernel::set_socl_divide_function(SoclDivideFunction::Fn fn) {
   std::lock_guard lock(args_mutex_);
-  divide_.min_factor = min_factor;
-  divide_.max_factor = max_factor;
+  socl_divide_.fn = fn;
+  if (!socl_divide_.choice) socl_divide_.choice = std::make_shared<schedulers::SoclFactorChoice>(0);
+  socl_set_.store(fn != nullptr, std::memory_order_release);
 }
 
-void Kernel::set_divide_user_data(void* user_data) {
+void Kernel::set_socl_divide_space(cl_uint space) {
   std::lock_guard lock(args_mutex_);
-  divide_.user_data = user_data;
+  socl_divide_.choice = std::make_shared<schedulers::SoclFactorChoice>(space);
+}
+
+void Kernel::set_socl_divide_data(void* data) {
+  std::lock_guard lock(args_mutex_);
+  socl_divide_.data = data;
 }
 
 }  // namespace parasol::core

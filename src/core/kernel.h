@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <cstddef>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
@@ -14,19 +15,16 @@
 
 #include "core/buffer.h"
 #include "core/kernel_args.h"
+#include "core/kernel_signature.h"
 #include "core/program.h"
 #include "runtime/vendor_arg_values.h"
 #include "runtime/vendor_handle.h"
 
-namespace parasol::core {
+namespace parasol::schedulers {
+class SoclFactorChoice;
+}  // namespace parasol::schedulers
 
-struct KernelArgInfo {
-  cl_kernel_arg_address_qualifier address = CL_KERNEL_ARG_ADDRESS_PRIVATE;
-  cl_kernel_arg_access_qualifier access = CL_KERNEL_ARG_ACCESS_NONE;
-  cl_kernel_arg_type_qualifier type_qualifier = CL_KERNEL_ARG_TYPE_NONE;
-  std::string type_name;
-  std::string name;
-};
+namespace parasol::core {
 
 // A value argument's bytes. Every launch copies its kernel's arguments, so
 // the usual ones (scalars, vectors up to 32 bytes) live inline; larger ones
@@ -57,26 +55,34 @@ struct KernelArg {
   enum class Kind { Unset, Value, Buffer, Local };
   Kind kind = Kind::Unset;
   ArgBytes bytes;                // Value
-  Ref<Buffer> buffer;            // Buffer (null: a null cl_mem)
+  ArgBuffer buffer;              // Buffer (null: a null cl_mem)
   std::size_t local_size = 0;    // Local
 };
 
-// A host function that runs a kernel as several smaller commands
-// (granularity adaptation, see schedulers/divide_strategy.h). Parasol's
-// own form takes user data; SOCL's (set through clSetKernelArg index -1)
-// does not.
+// Parasol's divide function (clSetKernelDivideFunctionPARASOL): a host
+// function that runs a kernel as several smaller commands, on context
+// queues, with a factor from [min_factor, max_factor] or the kernel itself
+// (granularity adaptation, schedulers/divide_strategy.h).
 struct DivideFunction {
   using Fn = cl_int(CL_CALLBACK*)(cl_command_queue, cl_uint, const cl_event, cl_event*, void*);
-  using SoclFn = cl_int(CL_CALLBACK*)(cl_command_queue, cl_uint, const cl_event, cl_event*);
   Fn fn = nullptr;
-  SoclFn socl_fn = nullptr;
   cl_uint min_factor = 1, max_factor = 1;
   void* user_data = nullptr;
 
-  bool set() const { return fn || socl_fn; }
+  bool set() const { return fn != nullptr; }
   cl_int call(cl_command_queue q, cl_uint factor, cl_event before, cl_event* after) const {
-    return fn ? fn(q, factor, before, after, user_data) : socl_fn(q, factor, before, after);
+    return fn(q, factor, before, after, user_data);
   }
+};
+
+// SOCL's divide function (schedulers/socl_division.h), set part by part
+// through clSetKernelArg's indexes -1 (fn), -2 (the partition space: a new
+// factor choice) and -3 (data).
+struct SoclDivideFunction {
+  using Fn = cl_int(CL_CALLBACK*)(cl_command_queue, cl_uint, void*, const cl_event, cl_event*);
+  Fn fn = nullptr;
+  void* data = nullptr;
+  std::shared_ptr<schedulers::SoclFactorChoice> choice;
 };
 
 class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
@@ -136,7 +142,8 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
         : lock_(kernel.args_mutex_), args_(&kernel.args_) {}
     // Only while held.
     std::span<const KernelArg> args() const { return *args_; }
-    // Whether every argument is set (else the launch is CL_INVALID_KERNEL_ARGS).
+    // Whether every argument is set and every buffer argument still held by
+    // the application (else the launch is CL_INVALID_KERNEL_ARGS).
     bool complete() const;
     // Once the vendor has what it needs.
     void release() {
@@ -160,10 +167,19 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   // every context-queue launch.
   bool has_divide_function() const { return divide_set_.load(std::memory_order_acquire); }
   void set_divide_function(const DivideFunction& d);
-  // SOCL's clSetKernelArg convention sets the parts one by one.
-  void set_socl_divide_function(DivideFunction::SoclFn fn);
-  void set_divide_range(cl_uint min_factor, cl_uint max_factor);
-  void set_divide_user_data(void* user_data);
+
+  SoclDivideFunction socl_divide_function() const;
+  void set_socl_divide_function(SoclDivideFunction::Fn fn);
+  void set_socl_divide_space(cl_uint space);
+  void set_socl_divide_data(void* data);
+  // True, once, when a SOCL divide function is set and none of this
+  // kernel's launches runs it: the caller runs it, then calls
+  // end_socl_division().
+  bool try_begin_socl_division() {
+    return socl_set_.load(std::memory_order_acquire) &&
+           !socl_dividing_.exchange(true, std::memory_order_acq_rel);
+  }
+  void end_socl_division() { socl_dividing_.store(false, std::memory_order_release); }
 
  private:
   Ref<Program> program_;
@@ -185,6 +201,9 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   std::vector<KernelArg> args_;
   DivideFunction divide_;
   std::atomic<bool> divide_set_{false};  // divide_.set(), written under args_mutex_
+  SoclDivideFunction socl_divide_;         // under args_mutex_
+  std::atomic<bool> socl_set_{false};      // socl_divide_.fn, written under args_mutex_
+  std::atomic<bool> socl_dividing_{false};
 };
 
 }  // namespace parasol::core

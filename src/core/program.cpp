@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "util/log.h"
+#include "util/settings.h"
 
 namespace parasol::core {
 namespace {
@@ -91,6 +92,37 @@ bool Program::built_anywhere() const {
   return false;
 }
 
+namespace {
+
+// What SOCL 1.3 defines before the application's options when it builds a
+// program for a device (socl/src/cl_buildprogram.c), under PARASOL_SOCL=1.
+std::string socl_device_define(const Device& d) {
+  // SOCL compares the whole type: a device of several types (Oclgrind
+  // reports all of them) is UNKNOWN.
+  const cl_device_type t = d.type();
+  const char* name = t == CL_DEVICE_TYPE_CPU           ? "CPU"
+                     : t == CL_DEVICE_TYPE_GPU         ? "GPU"
+                     : t == CL_DEVICE_TYPE_ACCELERATOR ? "ACCELERATOR"
+                                                       : "UNKNOWN";
+  return std::string("-DSOCL_DEVICE_TYPE_") + name + " ";
+}
+
+// Options as Parasol judges them, the same way for every device: empty when
+// valid, else the reason (CL_INVALID_BUILD_OPTIONS).
+std::string refused_options(const std::vector<Device*>& devices, const std::string& options) {
+  runtime::native::OptionsCheck check = runtime::native::check_options(options);
+  if (!check.valid) return check.log;
+  std::string why;
+  for (const auto& [option, extension] : check.vendor_options)
+    for (const Device* d : devices)
+      if (!d->has_vendor_extension(extension))
+        why += "error: build option '" + option + "' belongs to " + extension + ", which " +
+               d->label() + " does not support\n";
+  return why;
+}
+
+}  // namespace
+
 cl_int Program::build(const std::vector<Device*>& devices, const std::string& options) {
   {
     std::lock_guard lock(mutex_);
@@ -98,19 +130,39 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
     building_ = true;
     for (Device* d : devices) build_for(d)->status = CL_BUILD_IN_PROGRESS;
   }
-  // Parasol needs each argument's address and type qualifiers to know which
-  // arguments are buffers and how kernels use them.
-  std::string vendor_options = options + " -cl-kernel-arg-info";
+  if (std::string why = refused_options(devices, options); !why.empty()) {
+    log::info("build options \"", options, "\" refused:\n", why);
+    std::lock_guard lock(mutex_);
+    for (Device* d : devices) {
+      DeviceBuild* b = build_for(d);
+      b->status = CL_BUILD_ERROR;
+      b->options = options;
+      b->log = why;
+      b->binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
+    }
+    building_ = false;
+    return CL_INVALID_BUILD_OPTIONS;
+  }
+  // Vendors compile exactly the application's options (and SOCL's define
+  // under PARASOL_SOCL=1); what Parasol needs to know of the kernels comes
+  // from its own front end: from the native device's build when there is
+  // one, else from a parse of its own beside the vendors' builds.
+  const bool socl = settings::socl();
   std::vector<std::thread> threads;
   std::deque<cl_int> vendor_errors;  // stable addresses, one per device
+  bool native_in_build = false;
   for (Device* d : devices) {
     DeviceBuild* b = build_for(d);
+    native_in_build |= d->is_native();
     cl_int* vendor_error = &vendor_errors.emplace_back(CL_SUCCESS);
-    threads.emplace_back([b, &vendor_options, &options, vendor_error, this] {
+    std::string device_options = socl ? socl_device_define(*d) + options : options;
+    threads.emplace_back([b, device_options = std::move(device_options), &options, vendor_error,
+                          this] {
       if (b->device->is_native()) {
-        // A binary loaded for the native device is already executable.
         bool invalid_options = false;
-        if (!b->native) b->native = runtime::native::build(source_, options, b->log, invalid_options);
+        // A binary loaded for the native device is already executable.
+        if (!from_binary())
+          b->native = runtime::native::build(source_, device_options, b->log, invalid_options);
         if (invalid_options) *vendor_error = CL_INVALID_BUILD_OPTIONS;
         b->options = options;
         b->status = b->native ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
@@ -120,7 +172,7 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
       }
       cl_device_id vd = b->device->vendor();
       runtime::VendorLock lock = runtime::lock_vendor(b->device->worker());
-      cl_int e = clBuildProgram(b->program.get(), 1, &vd, vendor_options.c_str(), nullptr, nullptr);
+      cl_int e = clBuildProgram(b->program.get(), 1, &vd, device_options.c_str(), nullptr, nullptr);
       *vendor_error = e;
       std::string log = build_log(b->program.get(), vd);
       lock = {};
@@ -133,17 +185,40 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
         log::info("build failed on ", b->device->label(), " (error ", e, "):\n", b->log);
     });
   }
+  runtime::native::Description description;
+  if (!native_in_build && !from_binary()) {
+    description = runtime::native::describe(source_, options);
+    if (!description.parsed)
+      log::info("Parasol's front end could not read the program; its kernels' arguments are "
+                "asked of the vendors:\n", description.log);
+  }
   for (auto& t : threads) t.join();
   std::lock_guard lock(mutex_);
   building_ = false;
-  // The options are the same for every device: one vendor refusing them
-  // (PoCL checks them, Oclgrind only fails the build; the native device
-  // checks them) means they are invalid.
+  signatures_.clear();
+  if (description.parsed) {
+    signatures_ = std::move(description.kernels);
+  } else {
+    for (const auto& b : builds_)
+      if (b.native && b.status == CL_BUILD_SUCCESS) {
+        signatures_ = runtime::native::signatures(*b.native);
+        break;
+      }
+  }
+  // A vendor refusing the options Parasol let through (without Parasol's
+  // compiler, the vendors are the judges) means they are invalid.
   for (cl_int e : vendor_errors)
     if (e == CL_INVALID_BUILD_OPTIONS) return CL_INVALID_BUILD_OPTIONS;
   for (Device* d : devices)
     if (build_for(d)->status != CL_BUILD_SUCCESS) return CL_BUILD_PROGRAM_FAILURE;
   return CL_SUCCESS;
+}
+
+const KernelSignature* Program::signature(const std::string& kernel) const {
+  std::lock_guard lock(mutex_);
+  for (const auto& s : signatures_)
+    if (s.name == kernel) return &s;
+  return nullptr;
 }
 
 std::vector<std::string> Program::kernel_names() const {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/context.h"
+#include "core/kernel_signature.h"
 #include "core/object.h"
 #include "runtime/native/native_compiler.h"
 #include "runtime/vendor_handle.h"
@@ -44,6 +45,10 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
   cl_int build(const std::vector<Device*>& devices, const std::string& options);
 
   std::vector<DeviceBuild>& builds() { return builds_; }
+  // A kernel's arguments as Parasol's own front end read them at the last
+  // build; null when it did not (no compiler, a binary, a parse failure):
+  // the vendors are asked then. Stable while kernels are attached.
+  const KernelSignature* signature(const std::string& kernel) const;
   DeviceBuild* build_for(const Device* d);
   bool built_anywhere() const;
   // Kernel names of the built program, from the first device built.
@@ -59,6 +64,7 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
   std::vector<DeviceBuild> builds_;
   mutable std::mutex mutex_;
   bool building_ = false;
+  std::vector<KernelSignature> signatures_;
 };
 
 }  // namespace parasol::core

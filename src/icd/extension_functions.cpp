@@ -10,6 +10,7 @@
 #include "core/kernel.h"
 #include "icd/validate.h"
 #include "runtime/device_stats.h"
+#include "util/settings.h"
 
 namespace parasol::icd {
 namespace {
@@ -45,9 +46,16 @@ cl_int CL_API_CALL clSetKernelDivideFunctionPARASOL(cl_kernel kernel, cl_parasol
   return CL_SUCCESS;
 }
 
+// SOCL's clShutdown (PARASOL_SOCL=1): SOCL programs call it last. Parasol
+// shuts down at exit, after the program's last call, so there is nothing
+// to do here.
+void CL_API_CALL socl_shutdown() {}
+
 }  // namespace
 
 void* extension_function(const char* func_name) {
+  if (settings::socl() && !std::strcmp(func_name, "clShutdown"))
+    return reinterpret_cast<void*>(&socl_shutdown);
   struct Entry {
     const char* name;
     void* fn;

@@ -13,6 +13,7 @@
 #include "runtime/native_kernel_command.h"
 #include "runtime/native/native_compiler.h"
 #include "schedulers/divided_enqueue.h"
+#include "schedulers/socl_division.h"
 
 namespace parasol::icd {
 namespace {
@@ -68,6 +69,23 @@ cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uint num_kern
   return CL_SUCCESS;
 }
 
+namespace {
+
+// An argument's address qualifier; where the vendor did not know it (a
+// binary built without argument information), what the value says, as SOCL
+// reads it: a live buffer handle is a buffer, no value a __local size, the
+// rest a value.
+cl_kernel_arg_address_qualifier address_of(const core::KernelArgInfo& info, size_t arg_size,
+                                           const void* arg_value) {
+  if (info.address != core::KernelArgInfo::kAddressUnknown) return info.address;
+  if (!arg_value) return CL_KERNEL_ARG_ADDRESS_LOCAL;
+  if (arg_size == sizeof(cl_mem) && checked<Buffer>(*static_cast<const cl_mem*>(arg_value)))
+    return CL_KERNEL_ARG_ADDRESS_GLOBAL;
+  return CL_KERNEL_ARG_ADDRESS_PRIVATE;
+}
+
+}  // namespace
+
 cl_int CL_API_CALL clRetainKernel(cl_kernel kernel) {
   return retain_handle<Kernel>(__func__, kernel, CL_INVALID_KERNEL);
 }
@@ -80,37 +98,30 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
                                   const void* arg_value) {
   auto* k = checked<Kernel>(kernel);
   PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
-  // SOCL's divide-function convention: indexes -1 (function), -2 (factor
-  // range, two cl_uint) and -3 (user data).
+  // SOCL's divide-function convention (schedulers/socl_division.h), as
+  // SOCL 1.3's clSetKernelArg reads it: index -1's arg_value is the
+  // function, -2's points to one cl_uint (the partition space), -3's is the
+  // user data; arg_size is not read.
   if (arg_index >= static_cast<cl_uint>(-3)) {
-    PARASOL_REFUSE_IF(!arg_value, CL_INVALID_ARG_VALUE, "a divide-function setting needs a value");
     switch (static_cast<int>(arg_index)) {
       case -1:
-        PARASOL_REFUSE_IF(arg_size != sizeof(void*), CL_INVALID_ARG_SIZE,
-                          "index -1 takes a function pointer");
-        k->set_socl_divide_function(*static_cast<const core::DivideFunction::SoclFn*>(arg_value));
+        k->set_socl_divide_function(
+            reinterpret_cast<core::SoclDivideFunction::Fn>(const_cast<void*>(arg_value)));
         return CL_SUCCESS;
-      case -2: {
-        PARASOL_REFUSE_IF(arg_size != 2 * sizeof(cl_uint), CL_INVALID_ARG_SIZE,
-                          "index -2 takes two cl_uint (min and max factor)");
-        auto* range = static_cast<const cl_uint*>(arg_value);
-        PARASOL_REFUSE_IF(range[0] == 0 || range[0] > range[1], CL_INVALID_VALUE,
-                          "invalid partitioning-factor range [", range[0], ", ", range[1], "]");
-        k->set_divide_range(range[0], range[1]);
+      case -2:
+        PARASOL_REFUSE_IF(!arg_value, CL_INVALID_ARG_VALUE,
+                          "index -2 (the partition space) points to a cl_uint");
+        k->set_socl_divide_space(*static_cast<const cl_uint*>(arg_value));
         return CL_SUCCESS;
-      }
       default:
-        PARASOL_REFUSE_IF(arg_size != sizeof(void*), CL_INVALID_ARG_SIZE,
-                          "index -3 takes a pointer");
-        k->set_divide_user_data(*static_cast<void* const*>(arg_value));
+        k->set_socl_divide_data(const_cast<void*>(arg_value));
         return CL_SUCCESS;
     }
   }
   PARASOL_REFUSE_IF(arg_index >= k->num_args(), CL_INVALID_ARG_INDEX, "kernel ", k->name(),
                     " has ", k->num_args(), " arguments, not ", arg_index + 1);
-  const auto& info = k->arg_info()[arg_index];
   KernelArg arg;
-  switch (info.address) {
+  switch (address_of(k->arg_info()[arg_index], arg_size, arg_value)) {
     case CL_KERNEL_ARG_ADDRESS_LOCAL:
       PARASOL_REFUSE_IF(arg_value, CL_INVALID_ARG_VALUE, "a __local argument takes a null value");
       PARASOL_REFUSE_IF(arg_size == 0, CL_INVALID_ARG_SIZE, "a __local argument needs a size");
@@ -129,7 +140,7 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
                           " is not a live Parasol buffer");
         PARASOL_REFUSE_IF(b->context() != k->program()->context(), CL_INVALID_MEM_OBJECT,
                           "argument ", arg_index, " is a buffer of another context");
-        arg.buffer = core::Ref<Buffer>(b);
+        arg.buffer = core::ArgBuffer::weak(b);
       }
       break;
     }
@@ -219,6 +230,9 @@ cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_index,
   PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
   PARASOL_REFUSE_IF(arg_index >= k->num_args(), CL_INVALID_ARG_INDEX, "no argument ", arg_index);
   const auto& a = k->arg_info()[arg_index];
+  PARASOL_REFUSE_IF(a.address == core::KernelArgInfo::kAddressUnknown,
+                    CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "kernel ", k->name(),
+                    " comes from a binary its vendor keeps no argument information for");
   InfoOut out(param_value_size, param_value, param_value_size_ret);
   switch (param_name) {
     case CL_KERNEL_ARG_ADDRESS_QUALIFIER: return out.scalar(a.address);
@@ -286,11 +300,23 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
                       CL_INVALID_WORK_GROUP_SIZE,
                       "local size differs from the kernel's reqd_work_group_size");
   }
+  WaitList waits;
+  if (cl_int err = check_wait_list(__func__, num_events_in_wait_list, event_wait_list,
+                                   q->context(), waits))
+    return err;
+  // A SOCL divide function, when one is set, runs instead of the kernel
+  // (unless it is running already: its own launches run the kernel).
+  if (k->try_begin_socl_division()) {
+    core::Ref<core::Event> done;
+    if (cl_int err = schedulers::enqueue_socl_divided(*q, *k, waits, done)) return err;
+    give_event(std::move(done), event);
+    return CL_SUCCESS;
+  }
   // Asked before the arguments' lock is taken: it takes it too.
   const bool divisible = !q->device() && k->has_divide_function() && !schedulers::dividing(k);
   core::Kernel::ArgsView view = k->args_view();
   PARASOL_REFUSE_IF(!view.complete(), CL_INVALID_KERNEL_ARGS, "kernel ", k->name(),
-                    " has unset arguments");
+                    " has unset arguments, or a buffer argument released since it was set");
   // __local memory past CL_DEVICE_LOCAL_MEM_SIZE: Parasol's native device
   // refuses the work-group here (vendors refuse it themselves, at launch);
   // on a context queue the other devices may still take it.
@@ -305,10 +331,6 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
   PARASOL_REFUSE_IF(!local_fits, CL_OUT_OF_RESOURCES, "kernel ", k->name(), " needs ",
                     local_needed, " bytes of __local memory per work-group; Parasol's native "
                     "device has ", runtime::native::kLocalMemBytes);
-  WaitList waits;
-  if (cl_int err = check_wait_list(__func__, num_events_in_wait_list, event_wait_list,
-                                   q->context(), waits))
-    return err;
   unsigned sched_ctx = q->device() ? 0 : q->context()->sched_ctx();
   // Nobody will ask about it: it may go to its vendor as a record, reading
   // the kernel's arguments in place (no copy, no command on the heap).

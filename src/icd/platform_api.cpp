@@ -9,6 +9,7 @@
 #include "icd/info_out.h"
 #include "icd/validate.h"
 #include "parasol_version.h"
+#include "util/settings.h"
 
 namespace parasol::icd {
 namespace {
@@ -41,8 +42,9 @@ cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_platform_info p
   switch (param_name) {
     case CL_PLATFORM_PROFILE: return out.string("FULL_PROFILE");
     case CL_PLATFORM_VERSION: return out.string("OpenCL 1.2 Parasol " PARASOL_VERSION);
-    case CL_PLATFORM_NAME: return out.string("Parasol");
-    case CL_PLATFORM_VENDOR: return out.string("Parasol");
+    // SOCL 1.3's own answers (socl/src/socl.c) under PARASOL_SOCL=1.
+    case CL_PLATFORM_NAME: return out.string(settings::socl() ? "SOCL Platform" : "Parasol");
+    case CL_PLATFORM_VENDOR: return out.string(settings::socl() ? "Inria" : "Parasol");
     case CL_PLATFORM_EXTENSIONS: return out.string(kExtensions);
     case CL_PLATFORM_ICD_SUFFIX_KHR: return out.string("Parasol");
     default:

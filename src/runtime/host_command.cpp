@@ -155,7 +155,7 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   if (!device || !dependencies_allow(*device, deps)) return false;
   if (take && !pin_direct_leases(*device, keys.handles(), keys.modes(), pins)) return false;
   event_ = &event;
-  event.begin_direct(device, named);
+  event.begin_direct(device, deps, named);
   const char* what = kWhat[static_cast<int>(vendor_form_->kind)];
   const LaneChoice lane(event, deps);
   log::debug(what, " (event ", event.id(), ") goes directly to ", device->label(), ", lane ",
@@ -218,7 +218,7 @@ bool DirectTransfer::record_with_event(core::Event& event, std::span<core::Event
   bool take = false;
   core::Device* device = this->device(*event.queue(), lease_keys(), false, pins, take);
   if (!device || (tail && tail != device) || !dependencies_allow(*device, deps)) return false;
-  event.begin_direct(device, named, /*shared=*/false);  // an enqueue's new event
+  event.begin_direct(device, deps, named, /*shared=*/false);  // an enqueue's new event
   const char* what = kWhat[static_cast<int>(form.kind)];
   const LaneChoice lane(event, deps);
   DirectSlot slot(event, lane, blocking);

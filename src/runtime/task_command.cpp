@@ -355,7 +355,7 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
     if (!pin_direct_leases(*device, handles_, modes_, pins)) return false;
   }
   event_ = &event;
-  event.begin_direct(device, named);
+  event.begin_direct(device, deps, named);
   const LaneChoice lane(event, deps);
   log::debug("command '", name(), "' (event ", event.id(), ") goes directly to ", device->label(),
              ", lane ", lane.lane(), ", behind ", lane.waits().size(),
@@ -433,7 +433,7 @@ bool TaskCommand::try_record_with_event(core::Event& event, std::span<core::Even
     return false;
   LeasePins pins;
   if (!DataLeases::instance().pin(*device, handles_, modes_, false, pins)) return false;
-  event.begin_direct(device, named, /*shared=*/false);  // an enqueue's new event
+  event.begin_direct(device, deps, named, /*shared=*/false);  // an enqueue's new event
   const LaneChoice lane(event, deps);
   DirectSlot slot(event, lane);
   cl_event done = nullptr;

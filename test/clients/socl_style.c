@@ -1,9 +1,14 @@
 /* A program written for StarPU's SOCL, compiled unchanged against the
- * standard OpenCL headers only: it selects the scheduler with SOCL's
- * context property value 0xFF01, submits to a context queue (a queue with
- * no device), and attaches a divide function with SOCL's clSetKernelArg
- * convention (index -1: function, -2: factor range, -3: user data). The
- * result is checked against a CPU reference. */
+ * standard OpenCL headers only. It selects the scheduler with SOCL's
+ * context property 0xFF01, submits to a context queue (a queue with no
+ * device) and attaches a divide function exactly as SOCL 1.3's sources
+ * read it (socl/src/cl_setkernelarg.c): index -1's value is the function,
+ * -2's points to one cl_uint (the partition space), -3's value is the user
+ * data; arg_size is whatever the program passes (here sizeof(void*), as
+ * SOCL's own example does). Checks: the result against a CPU reference,
+ * and the factors against SOCL's rule (socl/src/cl_enqueuendrangekernel.c):
+ * 1 .. space-1 in turn, then the factor whose last run (the enqueue's
+ * event, start to end) was the shortest, the lowest of equals. */
 #include <CL/cl.h>
 
 #include <stdio.h>
@@ -20,23 +25,32 @@
   } while (0)
 
 #define N 4096
+#define SPACE 5 /* factors 1 .. 4 */
+#define ITERATIONS 16
+
 static const char* kSource =
     "__kernel void axpy_inplace(__global float* y, __global const float* x, float a) {\n"
     "  size_t i = get_global_id(0); y[i] = a * x[i] + y[i];\n"
     "}\n";
 
-static cl_kernel g_kernel; /* the divide function launches pieces of it */
-static int g_divisions;
+struct split_state {
+  cl_kernel kernel; /* the divide function launches pieces of it */
+  cl_uint factors[ITERATIONS];
+  int calls;
+};
 
-/* SOCL's divide-function prototype: no user-data parameter. */
-static cl_int divide(cl_command_queue q, cl_uint factor, const cl_event before, cl_event* after) {
-  ++g_divisions;
+/* SOCL's divide-function prototype. */
+static cl_int divide(cl_command_queue q, cl_uint factor, void* data, const cl_event before,
+                     cl_event* after) {
+  struct split_state* s = data;
+  if (s->calls < ITERATIONS) s->factors[s->calls] = factor;
+  ++s->calls;
   size_t chunk = (N + factor - 1) / factor;
   cl_event pieces[64];
   cl_uint count = 0;
   for (size_t off = 0; off < N && count < 64; off += chunk) {
     size_t size = off + chunk > N ? N - off : chunk;
-    cl_int err = clEnqueueNDRangeKernel(q, g_kernel, 1, &off, &size, NULL, 1, &before, &pieces[count]);
+    cl_int err = clEnqueueNDRangeKernel(q, s->kernel, 1, &off, &size, NULL, 1, &before, &pieces[count]);
     if (err != CL_SUCCESS) return err;
     ++count;
   }
@@ -63,12 +77,14 @@ int main(void) {
   cl_int err;
   cl_context ctx = clCreateContextFromType(props, CL_DEVICE_TYPE_CPU, NULL, NULL, &err);
   CHECK(err);
-  cl_command_queue q = clCreateCommandQueue(ctx, NULL, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+  cl_command_queue q = clCreateCommandQueue(
+      ctx, NULL, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE, &err);
   CHECK(err);
   cl_program prog = clCreateProgramWithSource(ctx, 1, &kSource, NULL, &err);
   CHECK(err);
   CHECK(clBuildProgram(prog, 0, NULL, NULL, NULL, NULL));
-  g_kernel = clCreateKernel(prog, "axpy_inplace", &err);
+  struct split_state state = {0};
+  state.kernel = clCreateKernel(prog, "axpy_inplace", &err);
   CHECK(err);
 
   float* x = malloc(N * sizeof(float));
@@ -84,32 +100,55 @@ int main(void) {
   cl_mem by = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, N * sizeof(float), y, &err);
   CHECK(err);
   float a = 0.5f;
-  CHECK(clSetKernelArg(g_kernel, 0, sizeof(cl_mem), &by));
-  CHECK(clSetKernelArg(g_kernel, 1, sizeof(cl_mem), &bx));
-  CHECK(clSetKernelArg(g_kernel, 2, sizeof a, &a));
-  cl_int (*fn)(cl_command_queue, cl_uint, const cl_event, cl_event*) = divide;
-  cl_uint range[2] = {1, 4};
-  void* user_data = NULL;
-  CHECK(clSetKernelArg(g_kernel, (cl_uint)-1, sizeof fn, &fn));
-  CHECK(clSetKernelArg(g_kernel, (cl_uint)-2, sizeof range, range));
-  CHECK(clSetKernelArg(g_kernel, (cl_uint)-3, sizeof user_data, &user_data));
+  CHECK(clSetKernelArg(state.kernel, 0, sizeof(cl_mem), &by));
+  CHECK(clSetKernelArg(state.kernel, 1, sizeof(cl_mem), &bx));
+  CHECK(clSetKernelArg(state.kernel, 2, sizeof a, &a));
+  cl_uint space = SPACE;
+  CHECK(clSetKernelArg(state.kernel, (cl_uint)-1, sizeof(void*), (const void*)divide));
+  CHECK(clSetKernelArg(state.kernel, (cl_uint)-2, sizeof(void*), &space));
+  CHECK(clSetKernelArg(state.kernel, (cl_uint)-3, sizeof(void*), &state));
 
-  const int iterations = 16;
-  size_t global = N;
-  for (int it = 0; it < iterations; ++it) {
-    CHECK(clEnqueueNDRangeKernel(q, g_kernel, 1, NULL, &global, NULL, 0, NULL, NULL));
-    CHECK(clEnqueueBarrierWithWaitList(q, 0, NULL, NULL));
+  cl_ulong last_ns[SPACE] = {0}; /* per factor, its last run */
+  int factors_ok = 1;
+  for (int it = 0; it < ITERATIONS; ++it) {
+    /* SOCL's choice for this run, from the runs before it. */
+    cl_uint expected = (cl_uint)it + 1;
+    if (it >= SPACE - 1) {
+      expected = 1;
+      for (cl_uint f = 2; f < SPACE; ++f)
+        if (last_ns[f] < last_ns[expected]) expected = f;
+    }
+    cl_event done;
+    CHECK(clEnqueueNDRangeKernel(q, state.kernel, 1, NULL, (const size_t[]){N}, NULL, 0, NULL, &done));
+    /* SOCL measures each run before choosing the next factor. */
+    CHECK(clWaitForEvents(1, &done));
+    cl_ulong start, end;
+    CHECK(clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL));
+    CHECK(clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL));
+    CHECK(clReleaseEvent(done));
+    cl_uint factor = state.factors[it];
+    if (factor != expected || state.calls != it + 1) factors_ok = 0;
+    if (factor >= 1 && factor < SPACE) last_ns[factor] = end - start > 0 ? end - start : 1;
     for (int i = 0; i < N; ++i) ref[i] = 0.5 * x[i] + ref[i];
   }
   CHECK(clEnqueueReadBuffer(q, by, CL_TRUE, 0, N * sizeof(float), y, 0, NULL, NULL));
   int bad = 0;
   for (int i = 0; i < N; ++i)
     if (y[i] != (float)ref[i] && bad++ < 5) fprintf(stderr, "y[%d] = %f, expected %f\n", i, y[i], ref[i]);
-  printf("%s: %d of %d values differ; the divide function ran %d times\n", bad ? "FAILED" : "OK",
-         bad, N, g_divisions);
-  clReleaseMemObject(bx); clReleaseMemObject(by);
-  clReleaseKernel(g_kernel); clReleaseProgram(prog);
-  clReleaseCommandQueue(q); clReleaseContext(ctx);
-  free(x); free(y); free(ref);
-  return bad || g_divisions == 0;
+
+  printf("factors:");
+  for (int i = 0; i < state.calls && i < ITERATIONS; ++i) printf(" %u", state.factors[i]);
+  printf("\n%s: %d of %d values differ; the divide function ran %d times%s\n",
+         bad || !factors_ok ? "FAILED" : "OK", bad, N, state.calls,
+         factors_ok ? "" : "; factors not as SOCL chooses them");
+  clReleaseMemObject(bx);
+  clReleaseMemObject(by);
+  clReleaseKernel(state.kernel);
+  clReleaseProgram(prog);
+  clReleaseCommandQueue(q);
+  clReleaseContext(ctx);
+  free(x);
+  free(y);
+  free(ref);
+  return bad || !factors_ok;
 }

@@ -1,5 +1,9 @@
 // clEnqueueNDRangeKernel captures the kernel's arguments when it is called:
 // arguments changed afterwards, before the command runs, must not reach it.
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "core/core_fixture.h"
 
 using namespace parasol_test;
@@ -116,4 +120,39 @@ TEST_CASE("relaunching a kernel with repeated, changed, recycled and windowed ar
   }
   CHECK(read_ints(q, a, n) == want_a);
   CHECK(read_ints(q, b, n) == want_b);
+}
+
+TEST_CASE("a buffer released while set as an argument is destroyed at once, and a launch using it is refused") {
+  // A kernel does not retain the memory objects set as its arguments: the
+  // application's last release destroys the buffer, and its destructor
+  // callbacks run, while the kernel still has it set.
+  for (cl_device_id d : devices()) {
+    INFO(device_name(d));
+    Context ctx{{d}};
+    Queue q{ctx, d};
+    Program prog(ctx, kIntKernels);
+    Kernel add(prog, "add_const_int");
+    const size_t n = 64;
+    cl_int err = CL_SUCCESS;
+    cl_mem released = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * sizeof(int), nullptr, &err);
+    CL_REQUIRE(err);
+    static std::atomic<int> destroyed;
+    destroyed = 0;
+    CL_REQUIRE(clSetMemObjectDestructorCallback(
+        released, [](cl_mem, void*) { destroyed.fetch_add(1); }, nullptr));
+    set_args(add, released, 5);
+    CL_REQUIRE(clReleaseMemObject(released));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (destroyed.load() == 0 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    CHECK(destroyed.load() == 1);
+    // Launching with the released buffer still set is refused.
+    CHECK(clEnqueueNDRangeKernel(q, add, 1, nullptr, &n, nullptr, 0, nullptr, nullptr) ==
+          CL_INVALID_KERNEL_ARGS);
+    // Set anew, the kernel runs.
+    Mem live(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(int), iota_vector(n).data());
+    set_args(add, live.m, 5);
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, add, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+    CHECK(read_ints(q, live, n) == iota_vector(n, 5));
+  }
 }

@@ -226,3 +226,58 @@ TEST_CASE("clFlush, clFinish and clWaitForEvents return once the work is done") 
   // clFinish on an idle queue returns at once.
   CHECK(returns_within([&] { clFinish(m.qp); }, 10));
 }
+
+TEST_CASE("a command whose wait list is still running waits (CL_SUBMITTED or CL_QUEUED), then runs") {
+  // Event 1 waits for event 0; event 2 waits for both (as the Khronos
+  // conformance suite's waitlists test does). Whenever a status read finds a
+  // command not running yet, what waits for it must not be running either.
+  const char* source =
+      "__kernel void spin(__global int* out, int iters) {\n"
+      "  int acc = (int)get_global_id(0);\n"
+      "  for (int i = 0; i < iters; ++i) acc = acc * 1103515245 + 12345;\n"
+      "  out[get_global_id(0)] = acc;\n"
+      "}\n";
+  std::vector<cl_device_id> devs = {pocl_devices().at(0)};
+  for (cl_device_id d : native_devices()) devs.push_back(d);
+  for (cl_device_id d : devs) {
+    INFO(device_name(d));
+    Context ctx{{d}};
+    Queue q(ctx, d, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE);
+    Program prog(ctx, source);
+    Kernel spin(prog, "spin");
+    Mem out(ctx, CL_MEM_READ_WRITE, 3 * sizeof(int));
+    const size_t one = 1;
+    Event e[3];
+    for (int i = 0; i < 3; ++i) {
+      set_args(spin, out.m, 20000000);
+      cl_event waits[2] = {e[0], e[1]};
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, spin, 1, nullptr, &one, nullptr, static_cast<cl_uint>(i),
+                                        i ? waits : nullptr, &e[i]));
+    }
+    int samples = 0;
+    for (;;) {
+      const cl_int s2 = event_status(e[2]), s1 = event_status(e[1]), s0 = event_status(e[0]);
+      REQUIRE(s0 >= CL_COMPLETE);
+      REQUIRE(s1 >= CL_COMPLETE);
+      REQUIRE(s2 >= CL_COMPLETE);
+      ++samples;
+      // Read after the others: not ended then, so not ended when they were read.
+      if (s0 > CL_COMPLETE) {
+        CHECK(s1 >= CL_SUBMITTED);
+        CHECK(s2 >= CL_SUBMITTED);
+      }
+      if (s1 > CL_COMPLETE) CHECK(s2 >= CL_SUBMITTED);
+      if (s2 == CL_COMPLETE) break;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    CHECK(samples > 1);
+    auto when = [](cl_event ev, cl_profiling_info what) {
+      cl_ulong t = 0;
+      CL_REQUIRE(clGetEventProfilingInfo(ev, what, sizeof t, &t, nullptr));
+      return t;
+    };
+    // Each started after what it waited for had ended.
+    CHECK(when(e[1], CL_PROFILING_COMMAND_START) >= when(e[0], CL_PROFILING_COMMAND_END));
+    CHECK(when(e[2], CL_PROFILING_COMMAND_START) >= when(e[1], CL_PROFILING_COMMAND_END));
+  }
+}

@@ -219,6 +219,7 @@ struct Faults {
   long global_mem_mb = 0;
   std::string kernel_filter;  // empty: every kernel
   long transfer_bytes = 0;    // > 0: the faults hit transfers of that size, not kernels
+  std::string build_options_to;  // a file each clBuildProgram's options are appended to
   std::uint32_t epoch = 0;    // the control file's version these come from
 };
 
@@ -279,6 +280,7 @@ Faults read_faults() {
     else if (key == "global_mem_mb") words >> f.global_mem_mb;
     else if (key == "kernel_filter") words >> f.kernel_filter;
     else if (key == "transfer_bytes") words >> f.transfer_bytes;
+    else if (key == "build_options_to") words >> f.build_options_to;
     else std::fprintf(stderr, "fault vendor: unknown control line '%s'\n", line.c_str());
   }
   return f;
@@ -652,7 +654,13 @@ using BuildNotify = void(CL_CALLBACK*)(cl_program, void*);
 cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num, const cl_device_id* devices,
                                   const char* options, BuildNotify notify, void* user_data) {
   if (!program || !is_wrapper(program)) return CL_INVALID_PROGRAM;
-  if (read_faults().build_fail) {
+  const Faults faults = read_faults();
+  if (!faults.build_options_to.empty())
+    if (std::FILE* f = std::fopen(faults.build_options_to.c_str(), "a")) {
+      std::fprintf(f, "%s\n", options ? options : "");
+      std::fclose(f);
+    }
+  if (faults.build_fail) {
     program->build_fault = true;
     if (notify) notify(program, user_data);
     return CL_BUILD_PROGRAM_FAILURE;

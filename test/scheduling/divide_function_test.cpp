@@ -2,6 +2,7 @@
 // its divide function, with a partitioning factor the runtime learns.
 #include <CL/cl_parasol.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <string>
@@ -199,8 +200,6 @@ TEST_CASE("divide-function misuse: invalid ranges, errors and a missing `after` 
   Split split{k, n, {}};
   CHECK(set_divide()(k, &split_by_offset, 0, 4, &split) == CL_INVALID_VALUE);
   CHECK(set_divide()(k, &split_by_offset, 5, 4, &split) == CL_INVALID_VALUE);
-  cl_uint bad_range[2] = {3, 2};
-  CHECK(clSetKernelArg(k, static_cast<cl_uint>(-2), sizeof bad_range, bad_range) == CL_INVALID_VALUE);
 
   auto failing = [](cl_command_queue, cl_uint, const cl_event, cl_event*, void*) -> cl_int {
     return CL_OUT_OF_RESOURCES;
@@ -234,40 +233,141 @@ TEST_CASE("divide-function misuse: invalid ranges, errors and a missing `after` 
   CHECK(factor_of(e) == 0);
 }
 
-namespace socl_style {
-Split* current = nullptr;
-cl_int CL_CALLBACK divide(cl_command_queue q, cl_uint factor, const cl_event before, cl_event* after) {
-  return split_by_offset(q, factor, before, after, current);
-}
-}  // namespace socl_style
+// SOCL's convention, as SOCL 1.3's sources define it (StarPU's
+// socl/src/cl_setkernelarg.c, cl_enqueuendrangekernel.c).
+namespace socl {
 
-TEST_CASE("SOCL's convention (clSetKernelArg -1, -2, -3) attaches a divide function") {
+// What one call of the divide function was given, and the `before` it got.
+struct Call {
+  cl_command_queue queue;
+  cl_uint factor;
+  void* data;
+  cl_event before;  // retained
+};
+
+// Splits like split_by_offset; a factor listed in `slow` ends its run only
+// when the test sets `gate` (a user event), so that run measures long.
+struct Divider {
+  Split split;
+  std::vector<Call> calls;
+  std::vector<cl_uint> slow;
+  cl_event gate = nullptr;
+};
+
+cl_int CL_CALLBACK divide(cl_command_queue q, cl_uint factor, void* data, const cl_event before,
+                          cl_event* after) {
+  auto* d = static_cast<Divider*>(data);
+  clRetainEvent(before);
+  d->calls.push_back({q, factor, data, before});
+  cl_event pieces_done;
+  cl_int err = split_by_offset(q, factor, before, &pieces_done, &d->split);
+  if (err != CL_SUCCESS) return err;
+  const bool slow = std::find(d->slow.begin(), d->slow.end(), factor) != d->slow.end();
+  cl_event waits[2] = {pieces_done, d->gate};
+  err = clEnqueueMarkerWithWaitList(q, slow ? 2 : 1, waits, after);
+  clReleaseEvent(pieces_done);
+  return err;
+}
+
+cl_int CL_CALLBACK failing(cl_command_queue, cl_uint, void*, const cl_event, cl_event*) {
+  return CL_OUT_OF_RESOURCES;
+}
+
+cl_ulong profiling(cl_event e, cl_profiling_info what) {
+  cl_ulong t = 0;
+  CL_REQUIRE(clGetEventProfilingInfo(e, what, sizeof t, &t, nullptr));
+  return t;
+}
+
+}  // namespace socl
+
+TEST_CASE("SOCL's divide function: factors 1 .. space-1 in turn, then the fastest, on any queue") {
   auto devs = pocl_devices();
   Context ctx(devs, eager);
-  Queue q{ctx, nullptr, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
+  // SOCL divides on device queues as on context queues.
+  for (cl_device_id queue_device : {static_cast<cl_device_id>(nullptr), devs[0]}) {
+    Queue q{ctx, queue_device, CL_QUEUE_PROFILING_ENABLE};
+    Program prog(ctx, kSource);
+    Kernel k(prog, "scale2");
+    const size_t n = 1024;
+    std::vector<float> x(n, 1.0f);
+    Mem buf(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), x.data());
+    set_args(k, buf.m);
+    socl::Divider d{{k, n, {}}, {}, {1, 3}, nullptr};
+    // The values are the function and the data themselves; arg_size is
+    // not read (SOCL's own example passes sizeof(void*)).
+    const cl_uint space = 4;
+    CL_REQUIRE(clSetKernelArg(k, static_cast<cl_uint>(-1), 0,
+                              reinterpret_cast<const void*>(&socl::divide)));
+    CL_REQUIRE(clSetKernelArg(k, static_cast<cl_uint>(-2), sizeof(void*), &space));
+    CL_REQUIRE(clSetKernelArg(k, static_cast<cl_uint>(-3), 0, &d));
+
+    const int launches = 6;
+    std::vector<cl_uint> factors;
+    for (int it = 0; it < launches; ++it) {
+      cl_int err;
+      d.gate = clCreateUserEvent(ctx, &err);
+      CL_REQUIRE(err);
+      Event e;
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, &e));
+      // A slow factor's run lasts until the gate opens.
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      CL_REQUIRE(clSetUserEventStatus(d.gate, CL_COMPLETE));
+      CL_REQUIRE(clWaitForEvents(1, &e.e));
+      clReleaseEvent(d.gate);
+      REQUIRE(d.calls.size() == static_cast<size_t>(it + 1));
+      const socl::Call& call = d.calls.back();
+      factors.push_back(call.factor);
+      CHECK(call.queue == q.q);
+      CHECK(call.data == &d);
+      CHECK(factor_of(e) == call.factor);
+      // The enqueue's event stands for the run: from `before`'s end to the end.
+      CHECK(socl::profiling(e, CL_PROFILING_COMMAND_START) ==
+            socl::profiling(call.before, CL_PROFILING_COMMAND_END));
+      CHECK(socl::profiling(e, CL_PROFILING_COMMAND_QUEUED) ==
+            socl::profiling(e, CL_PROFILING_COMMAND_START));
+      CHECK(socl::profiling(e, CL_PROFILING_COMMAND_END) >=
+            socl::profiling(e, CL_PROFILING_COMMAND_START));
+      clReleaseEvent(call.before);
+    }
+    // 1, 2, 3 explored; 2 (the one fast factor) kept.
+    CHECK(factors == std::vector<cl_uint>{1, 2, 3, 2, 2, 2});
+    // Each launch of the function ran the kernel once over the whole range.
+    std::vector<float> out(n);
+    CL_REQUIRE(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, n * sizeof(float), out.data(), 0, nullptr,
+                                   nullptr));
+    double ref = 1.0;
+    for (int it = 0; it < launches; ++it) ref = 2.0 * ref + 1.0;
+    CHECK(out[0] == Approx(ref));
+    CHECK(out[n - 1] == Approx(ref));
+  }
+}
+
+TEST_CASE("SOCL's divide function: its error is the enqueue's, and a null function removes it") {
+  auto devs = pocl_devices();
+  Context ctx(devs, eager);
+  Queue q{ctx, nullptr, 0};
   Program prog(ctx, kSource);
   Kernel k(prog, "scale2");
-  const size_t n = 1024;
+  const size_t n = 64;
   std::vector<float> x(n, 1.0f);
   Mem buf(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), x.data());
   set_args(k, buf.m);
-  Split split{k, n, {}};
-  socl_style::current = &split;
-  cl_parasol_socl_divide_fn fn = &socl_style::divide;
-  cl_uint range[2] = {2, 3};
-  void* user = &split;
-  CL_REQUIRE(clSetKernelArg(k, static_cast<cl_uint>(-1), sizeof fn, &fn));
-  CL_REQUIRE(clSetKernelArg(k, static_cast<cl_uint>(-2), sizeof range, range));
-  CL_REQUIRE(clSetKernelArg(k, static_cast<cl_uint>(-3), sizeof user, &user));
-  for (int it = 0; it < 8; ++it) {
-    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
-    CL_REQUIRE(clEnqueueBarrierWithWaitList(q, 0, nullptr, nullptr));
-  }
+  CL_REQUIRE(clSetKernelArg(k, static_cast<cl_uint>(-1), sizeof(void*),
+                            reinterpret_cast<const void*>(&socl::failing)));
+  cl_event e = nullptr;
+  CHECK(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, &e) ==
+        CL_OUT_OF_RESOURCES);
+  CHECK(e == nullptr);
+  // -2 reads one cl_uint: a null value is refused, not read.
+  CHECK(clSetKernelArg(k, static_cast<cl_uint>(-2), sizeof(cl_uint), nullptr) ==
+        CL_INVALID_ARG_VALUE);
+  CL_REQUIRE(clSetKernelArg(k, static_cast<cl_uint>(-1), 0, nullptr));
+  Event plain;
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, &plain));
+  CL_REQUIRE(clWaitForEvents(1, &plain.e));
   std::vector<float> out(n);
-  CL_REQUIRE(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, n * sizeof(float), out.data(), 0, nullptr, nullptr));
-  double ref = 1.0;
-  for (int it = 0; it < 8; ++it) ref = 2.0 * ref + 1.0;
-  CHECK(out[0] == Approx(ref));
-  CHECK(out[n - 1] == Approx(ref));
-  CHECK(!split.seen.empty());  // the SOCL-style function did run
+  CL_REQUIRE(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, n * sizeof(float), out.data(), 0, nullptr,
+                                 nullptr));
+  CHECK(out[0] == 3.0f);
 }

@@ -30,6 +30,41 @@ bool available() {
   return !(off && !std::strcmp(off, "0"));
 }
 
+bool has_compiler() { return true; }
+
+namespace {
+
+std::vector<core::KernelArgInfo> to_arg_info(const std::vector<kernels::ArgInfo>& args) {
+  std::vector<core::KernelArgInfo> out;
+  for (const auto& a : args) {
+    core::KernelArgInfo i;
+    i.address = a.address;
+    i.access = a.access;
+    i.type_qualifier = a.type_qualifier;
+    i.type_name = a.type_name;
+    i.name = a.name;
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+}  // namespace
+
+OptionsCheck check_options(const std::string& options) {
+  kernels::OptionsCheck c = kernels::check_options(options);
+  return {c.valid, std::move(c.log), std::move(c.vendor_options)};
+}
+
+Description describe(const std::string& source, const std::string& options) {
+  kernels::Description d = kernels::describe(source, options);
+  Description out;
+  out.parsed = d.parsed;
+  out.invalid_options = d.invalid_options;
+  out.log = std::move(d.log);
+  for (const auto& k : d.kernels) out.kernels.push_back({k.name, to_arg_info(k.args)});
+  return out;
+}
+
 std::shared_ptr<NativeProgram> build(const std::string& source, const std::string& options,
                                      std::string& log, bool& invalid_options) {
   kernels::BuildResult r = kernels::build(source, options);
@@ -59,6 +94,12 @@ std::vector<std::string> kernel_names(const NativeProgram& program) {
   return names;
 }
 
+std::vector<core::KernelSignature> signatures(const NativeProgram& program) {
+  std::vector<core::KernelSignature> out;
+  for (const auto& k : program.compiled->kernels()) out.push_back({k.name, to_arg_info(k.args)});
+  return out;
+}
+
 std::shared_ptr<NativeKernel> find_kernel(const std::shared_ptr<NativeProgram>& program,
                                           const std::string& name) {
   for (const auto& k : program->compiled->kernels()) {
@@ -73,17 +114,7 @@ std::shared_ptr<NativeKernel> find_kernel(const std::shared_ptr<NativeProgram>& 
 }
 
 std::vector<core::KernelArgInfo> arg_info(const NativeKernel& kernel) {
-  std::vector<core::KernelArgInfo> out;
-  for (const auto& a : kernel.info->args) {
-    core::KernelArgInfo i;
-    i.address = a.address;
-    i.access = a.access;
-    i.type_qualifier = a.type_qualifier;
-    i.type_name = a.type_name;
-    i.name = a.name;
-    out.push_back(std::move(i));
-  }
-  return out;
+  return to_arg_info(kernel.info->args);
 }
 
 std::size_t value_size(const NativeKernel& kernel, cl_uint index) {

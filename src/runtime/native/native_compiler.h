@@ -11,17 +11,42 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/kernel_args.h"
-
-namespace parasol::core {
-struct KernelArgInfo;
-}  // namespace parasol::core
+#include "core/kernel_signature.h"
 
 namespace parasol::runtime::native {
 
 bool available();
+
+// Whether Parasol was built with its own compiler (PARASOL_NATIVE_CPU=ON),
+// which also judges build options and reads every program's kernels.
+bool has_compiler();
+
+// Build options as Parasol judges them, once for every device
+// (kernels-pass's check_options()): valid, or the log says why not; the
+// options a vendor's extension defines, each with that extension. Without
+// Parasol's compiler every option passes here and the vendors judge them.
+struct OptionsCheck {
+  bool valid = true;
+  std::string log;
+  std::vector<std::pair<std::string, std::string>> vendor_options;  // option, extension
+};
+OptionsCheck check_options(const std::string& options);
+
+// Parasol's own reading of a program (kernels-pass's describe()): every
+// kernel's arguments. parsed is false where there is no compiler or the
+// source did not parse (the log says why); invalid_options where the
+// options were refused.
+struct Description {
+  bool parsed = false;
+  bool invalid_options = false;
+  std::string log;
+  std::vector<core::KernelSignature> kernels;
+};
+Description describe(const std::string& source, const std::string& options);
 
 struct NativeProgram;  // a compiled program (opaque outside native/)
 struct NativeKernel;   // one kernel's entry point and metadata
@@ -34,6 +59,7 @@ std::shared_ptr<NativeProgram> load_binary(const unsigned char* data, std::size_
                                            std::string& log);
 std::vector<unsigned char> binary(const NativeProgram& program);
 std::vector<std::string> kernel_names(const NativeProgram& program);
+std::vector<core::KernelSignature> signatures(const NativeProgram& program);
 
 std::shared_ptr<NativeKernel> find_kernel(const std::shared_ptr<NativeProgram>& program,
                                           const std::string& name);

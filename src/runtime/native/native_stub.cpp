@@ -6,6 +6,13 @@
 namespace parasol::runtime::native {
 
 bool available() { return false; }
+bool has_compiler() { return false; }
+OptionsCheck check_options(const std::string&) { return {}; }
+Description describe(const std::string&, const std::string&) {
+  Description d;
+  d.log = "Parasol was built without its own compiler";
+  return d;
+}
 std::shared_ptr<NativeProgram> build(const std::string&, const std::string&, std::string& log,
                                      bool& invalid_options) {
   invalid_options = false;
@@ -18,6 +25,7 @@ std::shared_ptr<NativeProgram> load_binary(const unsigned char*, std::size_t, st
 }
 std::vector<unsigned char> binary(const NativeProgram&) { return {}; }
 std::vector<std::string> kernel_names(const NativeProgram&) { return {}; }
+std::vector<core::KernelSignature> signatures(const NativeProgram&) { return {}; }
 std::shared_ptr<NativeKernel> find_kernel(const std::shared_ptr<NativeProgram>&, const std::string&) {
   return nullptr;
 }

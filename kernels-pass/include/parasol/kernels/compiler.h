@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace parasol::kernels {
@@ -84,6 +85,30 @@ struct BuildResult {
 // -cl-fast-relaxed-math, -w, -Werror, ...). Thread-safe. Uses the on-disk
 // cache (see cache_directory()) unless PARASOL_NO_KERNEL_CACHE is set.
 BuildResult build(std::string_view source, std::string_view options);
+
+// Build options as Parasol judges them, once for every device: the OpenCL
+// options are checked here; an option a vendor's extension defines
+// (-cl-nv-*: cl_nv_compiler_options) is valid on the devices that report
+// that extension, and only there.
+struct OptionsCheck {
+  bool valid = false;  // false: the log says which option is wrong
+  std::string log;
+  std::vector<std::pair<std::string, std::string>> vendor_options;  // option, extension
+};
+OptionsCheck check_options(std::string_view options);
+
+// What Parasol's own front end reads of each kernel of a program without
+// compiling it for the native device: argument names, types and qualifiers,
+// attributes; the facts the runtime needs of every program, whichever
+// device builds it. Permissive (every extension on, warnings off): the
+// vendors judge the program itself. Thread-safe; cached on disk as build().
+struct Description {
+  std::vector<KernelInfo> kernels;  // without the native-only sizes
+  bool parsed = false;              // false: the log says why
+  bool invalid_options = false;     // the build options were refused
+  std::string log;
+};
+Description describe(std::string_view source, std::string_view options);
 
 // Re-creates a program from CompiledProgram::binary(); fails with a log line
 // for a binary of another CPU or compiler version.
