@@ -41,7 +41,8 @@ const HostTarget& host_target() {
     std::string features;
     for (const auto& [name, on] : llvm::sys::getHostCPUFeatures()) {
       if (!features.empty()) features += ",";
-      features += (on ? "+" : "-") + name.str();
+      features += on ? '+' : '-';  // not a "+" + string: GCC 12's false -Wrestrict (bug 105329)
+      features += name.str();
     }
     h.features = features;
     return h;
