@@ -183,6 +183,63 @@ TEST_CASE("vector types and swizzles", "[e2e]") {
   }
 }
 
+namespace {
+
+// shuffle and shuffle2 for element type T (OpenCL name `name`, mask
+// element U of the same size), every input width m and result width n of
+// 2, 4, 8 and 16, with masks whose unused high bits are random.
+template <class T, class U>
+void check_shuffles(const std::string& name, const std::string& mask_name, std::mt19937_64& rng) {
+  static_assert(sizeof(T) == sizeof(U));
+  const int widths[] = {2, 4, 8, 16};
+  std::string src = std::is_same_v<T, double> ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
+  for (int m : widths)
+    for (int n : widths) {
+      std::string tm = name + std::to_string(m), tn = name + std::to_string(n), un = mask_name + std::to_string(n);
+      src += "__kernel void s" + std::to_string(m) + "_" + std::to_string(n) + "(__global const " + tm +
+             "* x, __global const " + tm + "* y, __global const " + un + "* mask, __global " + tn + "* one, __global " +
+             tn + "* two) { size_t i = get_global_id(0); one[i] = shuffle(x[i], mask[i]); two[i] = shuffle2(x[i], y[i], mask[i]); }\n";
+    }
+  auto p = build_ok(src);
+  const size_t items = 64;
+  for (int m : widths)
+    for (int n : widths) {
+      Buf<T> x(items * m), y(items * m), one(items * n), two(items * n);
+      Buf<U> mask(items * n);
+      for (size_t i = 0; i < x.size(); ++i) x[i] = T(i * 3 + 1), y[i] = T(i * 5 + 2);
+      for (auto& k : mask) k = U(rng());
+      Args args;
+      args.ptr(x.data()).ptr(y.data()).ptr(mask.data()).ptr(one.data()).ptr(two.data());
+      run(*p, "s" + std::to_string(m) + "_" + std::to_string(n), args, range(1, {items}, {16}));
+      for (size_t i = 0; i < items; ++i)
+        for (int j = 0; j < n; ++j) {
+          const U k = mask[i * n + j];
+          const size_t pick = size_t(k % U(m)), pick2 = size_t(k % U(2 * m));
+          const T want1 = x[i * m + pick];
+          const T want2 = pick2 < size_t(m) ? x[i * m + pick2] : y[i * m + pick2 - m];
+          INFO(name << m << " -> " << name << n << ", item " << i << " element " << j << ", mask " << +k);
+          REQUIRE(one[i * n + j] == want1);
+          REQUIRE(two[i * n + j] == want2);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("shuffle and shuffle2 for every element type and width use only the mask's low bits", "[e2e]") {
+  std::mt19937_64 rng(5);
+  check_shuffles<int8_t, uint8_t>("char", "uchar", rng);
+  check_shuffles<uint8_t, uint8_t>("uchar", "uchar", rng);
+  check_shuffles<int16_t, uint16_t>("short", "ushort", rng);
+  check_shuffles<uint16_t, uint16_t>("ushort", "ushort", rng);
+  check_shuffles<int32_t, uint32_t>("int", "uint", rng);
+  check_shuffles<uint32_t, uint32_t>("uint", "uint", rng);
+  check_shuffles<int64_t, uint64_t>("long", "ulong", rng);
+  check_shuffles<uint64_t, uint64_t>("ulong", "ulong", rng);
+  check_shuffles<float, uint32_t>("float", "uint", rng);
+  check_shuffles<double, uint64_t>("double", "ulong", rng);
+}
+
 TEST_CASE("integer built-ins", "[e2e][integer]") {
   auto p = build_ok(R"(
     __kernel void ints(__global const int* a, __global const int* b, __global int* out) {
