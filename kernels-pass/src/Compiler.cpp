@@ -27,6 +27,7 @@
 #define PARASOL_BUILTIN(sym) extern "C" const char sym[], sym##_end[];
 #include "builtin_table.inc"
 #undef PARASOL_BUILTIN
+#include "source_hash.inc"
 
 namespace parasol::kernels {
 
@@ -270,7 +271,8 @@ std::string_view compiler_id() {
 #undef PARASOL_BUILTIN
     char buf[17];
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-    return std::string("parasol-kernels 0.1.0, LLVM " PARASOL_LLVM_VERSION ", builtins ") + buf;
+    return std::string("parasol-kernels 0.1.0, LLVM " PARASOL_LLVM_VERSION ", builtins ") + buf +
+           ", sources " PARASOL_KERNELS_SOURCE_HASH;
   }();
   return id;
 }

@@ -93,7 +93,8 @@ BuildResult load_binary(const unsigned char* data, std::size_t size);
 // $XDG_CACHE_HOME/parasol, else ~/.cache/parasol.
 std::string cache_directory();
 
-// Identifies the compiler build (LLVM version + Parasol version), part of the
+// Identifies the compiler build (Parasol's version, LLVM's, and hashes of
+// the built-in library and of kernels-pass's own sources), part of the
 // cache key and of every binary.
 std::string_view compiler_id();
 
