@@ -126,6 +126,11 @@ std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_v
       "-internal-isystem", kIncludeDir, "-nostdsysteminc", "-nobuiltininc",
       "-cl-kernel-arg-info", "-fno-dwarf-directory-asm", "-ferror-limit", "50",
       "-cl-std=CL1.2",
+      // The OpenCL version of the device (the native device's
+      // CL_DEVICE_VERSION is OpenCL 1.2): the one predefined macro of
+      // OpenCL C 1.2 (6.10) that Clang leaves to the implementation.
+      // __IMAGE_SUPPORT__ stays undefined: the device has no images.
+      "-D__OPENCL_VERSION__=120",
       "-cl-ext=-all,+cl_khr_fp64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,"
       "+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,"
       "+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,"

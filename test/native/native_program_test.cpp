@@ -1,6 +1,7 @@
 // Programs on the native CPU device: binaries that round-trip through
 // clCreateProgramWithBinary, the on-disk kernel cache, Clang's diagnostics in
 // the build log, and unsupported features that fail the build cleanly.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -253,4 +254,114 @@ TEST_CASE("build options the native compiler refuses give CL_INVALID_BUILD_OPTIO
   cl_program prog = build_program(ctx, kIota, err, "-DX=1 -cl-fast-relaxed-math -cl-std=CL1.2");
   CHECK(err == CL_SUCCESS);
   CL_REQUIRE(clReleaseProgram(prog));
+}
+
+namespace {
+
+// Every predefined macro of OpenCL C 1.2 (6.10) a kernel can report: each
+// int is the macro's value, or -1 where it is undefined.
+const char* kMacroReport = R"CLC(#line 7 "macro_report.cl"
+__kernel void report(__global int* r, __global char* file) {
+#ifdef __OPENCL_VERSION__
+  r[0] = __OPENCL_VERSION__;
+#else
+  r[0] = -1;
+#endif
+#ifdef __OPENCL_C_VERSION__
+  r[1] = __OPENCL_C_VERSION__;
+#else
+  r[1] = -1;
+#endif
+#ifdef CL_VERSION_1_0
+  r[2] = CL_VERSION_1_0;
+#else
+  r[2] = -1;
+#endif
+#ifdef CL_VERSION_1_1
+  r[3] = CL_VERSION_1_1;
+#else
+  r[3] = -1;
+#endif
+#ifdef CL_VERSION_1_2
+  r[4] = CL_VERSION_1_2;
+#else
+  r[4] = -1;
+#endif
+#ifdef __ENDIAN_LITTLE__
+  r[5] = __ENDIAN_LITTLE__;
+#else
+  r[5] = -1;
+#endif
+#ifdef __IMAGE_SUPPORT__
+  r[6] = __IMAGE_SUPPORT__;
+#else
+  r[6] = -1;
+#endif
+#ifdef __FAST_RELAXED_MATH__
+  r[7] = __FAST_RELAXED_MATH__;
+#else
+  r[7] = -1;
+#endif
+#ifdef __kernel_exec
+  r[8] = 1;
+#else
+  r[8] = -1;
+#endif
+  r[9] = __LINE__;
+  __constant char* f = __FILE__;
+  int i = 0;
+  for (; f[i] && i < 63; ++i) file[i] = f[i];
+  file[i] = 0;
+}
+)CLC";
+
+// major * 100 + minor * 10 of "<prefix>major.minor ...".
+int version_of(const std::string& text, const std::string& prefix) {
+  std::smatch m;
+  REQUIRE(std::regex_search(text, m, std::regex("^" + prefix + "(\\d+)\\.(\\d+)")));
+  return std::stoi(m[1]) * 100 + std::stoi(m[2]) * 10;
+}
+
+std::string device_string(cl_device_id d, cl_device_info what) {
+  size_t size = 0;
+  CL_REQUIRE(clGetDeviceInfo(d, what, 0, nullptr, &size));
+  std::string s(size, '\0');
+  CL_REQUIRE(clGetDeviceInfo(d, what, size, s.data(), nullptr));
+  return s.c_str();
+}
+
+}  // namespace
+
+TEST_CASE("the predefined macros of a native kernel agree with what the native device reports") {
+  Context ctx(native_devices());
+  cl_device_id native = native_devices()[0];
+  Queue q(ctx, native);
+  const int device_version = version_of(device_string(native, CL_DEVICE_VERSION), "OpenCL ");
+  const int c_version = version_of(device_string(native, CL_DEVICE_OPENCL_C_VERSION), "OpenCL C ");
+  cl_bool little = CL_FALSE, images = CL_TRUE;
+  CL_REQUIRE(clGetDeviceInfo(native, CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little, nullptr));
+  CL_REQUIRE(clGetDeviceInfo(native, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr));
+  // The line after "#line 7" is line 7.
+  const std::string src = kMacroReport;
+  const int line = 6 + static_cast<int>(std::count(src.begin(), src.begin() + src.find("r[9]"), '\n'));
+  struct Build {
+    const char* options;
+    int c_version;     // __OPENCL_C_VERSION__: -cl-std's, else the device's
+    int relaxed_math;  // __FAST_RELAXED_MATH__: 1 under -cl-fast-relaxed-math, else undefined
+  };
+  for (const Build& b : {Build{"", c_version, -1}, Build{"-cl-fast-relaxed-math", c_version, 1},
+                         Build{"-cl-std=CL1.1", 110, -1}, Build{"-cl-std=CL1.2", 120, -1}}) {
+    INFO("options '" << b.options << "'");
+    Program prog(ctx, kMacroReport, b.options);
+    Kernel k(prog, "report");
+    Mem r(ctx, CL_MEM_READ_WRITE, 10 * sizeof(int)), file(ctx, CL_MEM_READ_WRITE, 64);
+    set_args(k, r.m, file.m);
+    size_t one = 1;
+    launch(q, k, 1, &one, nullptr);
+    const std::vector<int> got = read_back<int>(q, r, 10);
+    const std::vector<int> want = {device_version, b.c_version, 100, 110, 120, little ? 1 : -1,
+                                   images ? 1 : -1, b.relaxed_math, 1, line};
+    CHECK(got == want);
+    CHECK(std::string(read_back<char>(q, file, 64).data()) == "macro_report.cl");
+  }
 }
