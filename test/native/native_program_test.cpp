@@ -2,11 +2,13 @@
 // clCreateProgramWithBinary, the on-disk kernel cache, Clang's diagnostics in
 // the build log, and unsupported features that fail the build cleanly.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
+#include <set>
 
 #include "native/native_fixture.h"
 
@@ -363,5 +365,88 @@ TEST_CASE("the predefined macros of a native kernel agree with what the native d
                                    images ? 1 : -1, b.relaxed_math, 1, line};
     CHECK(got == want);
     CHECK(std::string(read_back<char>(q, file, 64).data()) == "macro_report.cl");
+  }
+}
+
+namespace {
+
+// The attributes of a CL_KERNEL_ATTRIBUTES string, each with its spaces
+// removed (the spec returns them as declared, space delimited; spacing
+// inside the parentheses is the implementation's).
+std::multiset<std::string> attribute_set(const std::string& s) {
+  std::multiset<std::string> out;
+  const std::regex one(R"(\w+\s*\([^)]*\))");
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), one); it != std::sregex_iterator(); ++it) {
+    std::string a = it->str();
+    a.erase(std::remove_if(a.begin(), a.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
+            a.end());
+    out.insert(a);
+  }
+  return out;
+}
+
+std::string kernel_attributes(cl_kernel k) {
+  size_t size = 0;
+  CL_REQUIRE(clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, 0, nullptr, &size));
+  std::string s(size, '\0');
+  CL_REQUIRE(clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, size, s.data(), nullptr));
+  return s.c_str();
+}
+
+}  // namespace
+
+TEST_CASE("CL_KERNEL_ATTRIBUTES of a native kernel lists vec_type_hint, reqd_work_group_size and work_group_size_hint as declared, as PoCL does") {
+  NativeAndPocl f;
+  // Each kernel's attributes, in declaration order.
+  const std::vector<std::vector<std::string>> kernels = {
+      {"vec_type_hint(float4)"},
+      {"vec_type_hint(uchar2)"},
+      {"vec_type_hint(char16)"},
+      {"vec_type_hint(ushort3)"},
+      {"vec_type_hint(short8)"},
+      {"vec_type_hint(uint)"},
+      {"vec_type_hint(int8)"},
+      {"vec_type_hint(ulong16)"},
+      {"vec_type_hint(long2)"},
+      {"vec_type_hint(double4)"},
+      {"work_group_size_hint(8,4,1)"},
+      {"reqd_work_group_size(16,2,1)"},
+      {"vec_type_hint(float2)", "reqd_work_group_size(4,1,1)"},
+      {"work_group_size_hint(2,2,2)", "vec_type_hint(uint8)"},
+      {"reqd_work_group_size(1,1,1)", "work_group_size_hint(1,1,1)"},
+      {"vec_type_hint(ulong4)", "work_group_size_hint(32,1,1)", "reqd_work_group_size(8,8,1)"},
+      {"work_group_size_hint(1,2,3)", "reqd_work_group_size(3,2,1)", "vec_type_hint(double16)"},
+  };
+  std::string src = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    for (const auto& a : kernels[i]) src += "__attribute__((" + a + "))\n";
+    src += "__kernel void k" + std::to_string(i) + "(__global int* out) { out[0] = 1; }\n";
+  }
+  // Each device's answer, from a context of that device alone.
+  auto attributes_on = [&](cl_device_id d) {
+    Context one(std::vector<cl_device_id>{d});
+    Program single(one, src);
+    std::vector<std::string> out;
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      Kernel k(single, ("k" + std::to_string(i)).c_str());
+      out.push_back(kernel_attributes(k));
+    }
+    return out;
+  };
+  const auto native = attributes_on(f.native), pocl = attributes_on(f.pocl);
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    INFO("kernel k" << i << ": native \"" << native[i] << "\", PoCL \"" << pocl[i] << "\"");
+    // The spec's form on the native device: exactly the declared attributes,
+    // space delimited, nothing else.
+    CHECK(attribute_set(native[i]) == std::multiset<std::string>(kernels[i].begin(), kernels[i].end()));
+    const std::string rest = std::regex_replace(native[i], std::regex(R"(\w+\s*\([^)]*\))"), "");
+    CHECK(rest.find_first_not_of(' ') == std::string::npos);
+    // PoCL spells them its own way ("__attribute__ ((vec_type_hint (float4)))"),
+    // and drops a scalar vec_type_hint: where it reports them, the same
+    // attributes appear in both answers with spaces removed.
+    std::string bare = pocl[i];
+    bare.erase(std::remove(bare.begin(), bare.end(), ' '), bare.end());
+    if (bare.empty()) continue;
+    for (const auto& a : kernels[i]) CHECK(bare.find(a) != std::string::npos);
   }
 }
