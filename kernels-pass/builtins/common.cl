@@ -113,15 +113,7 @@ BITSEL_ALL(char, uchar) BITSEL_ALL(uchar, uchar) BITSEL_ALL(short, ushort) BITSE
 BITSEL_ALL(int, uint) BITSEL_ALL(uint, uint) BITSEL_ALL(long, ulong) BITSEL_ALL(ulong, ulong)
 BITSEL_ALL(float, uint) BITSEL_ALL(double, ulong)
 
-// ---- geometric (widths 1-4) -------------------------------------------------
-#define DOT_BODY1 return x * y;
-#define GEOM(T, S)                                                                  \
-  OVL S length(T p) { return sqrt(dot(p, p)); }                                      \
-  OVL S distance(T a, T b) { return length(a - b); }                                \
-  OVL T normalize(T p) { S l = length(p); return l == (S)0 ? p : p / l; }            \
-  OVL S fast_length(T p) { return length(p); }                                      \
-  OVL S fast_distance(T a, T b) { return distance(a, b); }                          \
-  OVL T fast_normalize(T p) { return normalize(p); }
+// ---- geometric (scalars and widths 2-4) -------------------------------------
 OVL float dot(float x, float y) { return x * y; }
 OVL float dot(float2 x, float2 y) { return x.s0 * y.s0 + x.s1 * y.s1; }
 OVL float dot(float3 x, float3 y) { return x.s0 * y.s0 + x.s1 * y.s1 + x.s2 * y.s2; }
@@ -130,8 +122,84 @@ OVL double dot(double x, double y) { return x * y; }
 OVL double dot(double2 x, double2 y) { return x.s0 * y.s0 + x.s1 * y.s1; }
 OVL double dot(double3 x, double3 y) { return x.s0 * y.s0 + x.s1 * y.s1 + x.s2 * y.s2; }
 OVL double dot(double4 x, double4 y) { return dot(x.lo, y.lo) + dot(x.hi, y.hi); }
-GEOM(float, float) GEOM(float2, float) GEOM(float3, float) GEOM(float4, float)
-GEOM(double, double) GEOM(double2, double) GEOM(double3, double) GEOM(double4, double)
+
+// length, distance and normalize never overflow or underflow where their
+// result does not: a sum of squares of T would (float squares overflow from
+// about 2^64 and vanish below 2^-75).
+//
+// Scalars need no square: length is |p|, distance |a - b| (for double the
+// difference overflows only where the distance does), normalize +-1.
+//
+// normalize follows the spec's special cases: a zero vector comes back
+// unchanged, a NaN component makes every component NaN (it reaches every
+// quotient), and infinite components count as +-1 and the finite ones as
+// +-0 (0 * p keeps their signs).
+#define GEOM_SCALAR(T)                                                              \
+  OVL T length(T p) { return fabs(p); }                                             \
+  OVL T normalize(T p) { return p == (T)0 || isnan(p) ? p : copysign((T)1, p); }
+GEOM_SCALAR(float) GEOM_SCALAR(double)
+OVL float distance(float a, float b) { return (float)fabs((double)a - (double)b); }
+OVL double distance(double a, double b) { return fabs(a - b); }
+#define INF_AS_UNIT(T, p) \
+  (any(isinf(p)) ? select((T)0 * (p), copysign((T)1, (p)), isinf(p)) : (p))
+
+// float vectors: computed in double, where the square of every float,
+// subnormals included, is a normal number (2^-298 .. 2^256). The products
+// are exact, the sums, the square root and the one rounding to float keep
+// length and distance within about 0.5 ulp and normalize within about 1 ulp
+// (OpenCL allows 2.75 + 0.5n, 2.5 + 2n and 2 + n).
+#define GEOM_FLOAT_N(N)                                                             \
+  OVL float length(float##N p) {                                                    \
+    double##N d = __builtin_convertvector(p, double##N);                            \
+    return (float)sqrt(dot(d, d));                                                  \
+  }                                                                                 \
+  OVL float distance(float##N a, float##N b) {                                      \
+    double##N d = __builtin_convertvector(a, double##N) - __builtin_convertvector(b, double##N); \
+    return (float)sqrt(dot(d, d));                                                  \
+  }                                                                                 \
+  OVL float##N normalize(float##N p) {                                              \
+    p = INF_AS_UNIT(float##N, p);                                                   \
+    double##N d = __builtin_convertvector(p, double##N);                            \
+    double l = sqrt(dot(d, d));                                                     \
+    return l == 0.0 ? p : __builtin_convertvector(d / l, float##N);                 \
+  }
+GEOM_FLOAT_N(2) GEOM_FLOAT_N(3) GEOM_FLOAT_N(4)
+
+// double vectors: first scaled by the power of two (exact) that brings the
+// largest magnitude into [1, 2), so the sum of squares is in [1, 4n): a
+// component that underflows in the scaling is one whose share of the result
+// underflows too. length is scaled back; normalize's quotient needs no
+// scaling back. Within about 1 + n/2 ulp (OpenCL allows 5.5 + n, 5.5 + 2n
+// and 4.5 + n).
+OVL static double max_abs(double2 p) { return fmax(fabs(p.s0), fabs(p.s1)); }
+OVL static double max_abs(double3 p) { return fmax(max_abs(p.s01), fabs(p.s2)); }
+OVL static double max_abs(double4 p) { return fmax(max_abs(p.lo), max_abs(p.hi)); }
+#define GEOM_DOUBLE_N(N)                                                            \
+  OVL double length(double##N p) {                                                  \
+    double m = max_abs(p); /* fmax passes NaN over: they reach the sum */           \
+    if (m == 0.0 || isinf(m) || isnan(m)) return sqrt(dot(p, p));                   \
+    int e = ilogb(m);                                                               \
+    double##N q = ldexp(p, -e);                                                     \
+    return ldexp(sqrt(dot(q, q)), e);                                               \
+  }                                                                                 \
+  OVL double distance(double##N a, double##N b) { return length(a - b); }           \
+  OVL double##N normalize(double##N p) {                                            \
+    p = INF_AS_UNIT(double##N, p);                                                  \
+    double m = max_abs(p);                                                          \
+    if (!(m > 0.0)) return p; /* zero, or every component NaN */                    \
+    double##N q = ldexp(p, -ilogb(m));                                              \
+    return q / sqrt(dot(q, q));                                                     \
+  }
+GEOM_DOUBLE_N(2) GEOM_DOUBLE_N(3) GEOM_DOUBLE_N(4)
+
+// The fast_ forms (float only) are the accurate ones: within their 8192 ulp
+// and defined where those are not.
+#define GEOM_FAST(T)                                                                \
+  OVL float fast_length(T p) { return length(p); }                                  \
+  OVL float fast_distance(T a, T b) { return distance(a, b); }                      \
+  OVL T fast_normalize(T p) { return normalize(p); }
+GEOM_FAST(float) GEOM_FAST(float2) GEOM_FAST(float3) GEOM_FAST(float4)
+
 OVL float3 cross(float3 a, float3 b) { return a.yzx * b.zxy - a.zxy * b.yzx; }
 OVL float4 cross(float4 a, float4 b) { return (float4)(cross(a.xyz, b.xyz), 0.0f); }
 OVL double3 cross(double3 a, double3 b) { return a.yzx * b.zxy - a.zxy * b.yzx; }

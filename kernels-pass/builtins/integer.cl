@@ -20,7 +20,6 @@
   OVL T min(T x, T y) { return __builtin_elementwise_min(x, y); }                     \
   OVL T max(T x, T y) { return __builtin_elementwise_max(x, y); }                     \
   OVL T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }                      \
-  OVL T mad_sat(T a, T b, T c) { return add_sat(mul_sat_(a, b), c); }                \
   OVL T rotate(T v, T n) {                                                           \
     U bits = (U)(sizeof(v) / vec_step(v) * 8);                                       \
     U s = __builtin_astype(n, U) & (bits - (U)1);                                    \
@@ -31,17 +30,6 @@
   OVL V min(V x, T y) { return min(x, (V)y); }                                       \
   OVL V max(V x, T y) { return max(x, (V)y); }                                       \
   OVL V clamp(V x, T lo, T hi) { return clamp(x, (V)lo, (V)hi); }
-
-// Saturating multiply, only used by mad_sat: through the wider type or by hand.
-#define MUL_SAT_VIA(T, W, MINV, MAXV)                                                 \
-  OVL static T mul_sat_(T a, T b) { W p = (W)a * (W)b; return (T)(p < (W)MINV ? (W)MINV : p > (W)MAXV ? (W)MAXV : p); }
-MUL_SAT_VIA(char, int, CHAR_MIN, CHAR_MAX) MUL_SAT_VIA(uchar, uint, 0, UCHAR_MAX)
-MUL_SAT_VIA(short, int, SHRT_MIN, SHRT_MAX) MUL_SAT_VIA(ushort, uint, 0, USHRT_MAX)
-MUL_SAT_VIA(int, long, INT_MIN, INT_MAX) MUL_SAT_VIA(uint, ulong, 0, UINT_MAX)
-OVL static long mul_sat_(long a, long b) { long r; return __builtin_mul_overflow(a, b, &r) ? (((a < 0) != (b < 0)) ? LONG_MIN : LONG_MAX) : r; }
-OVL static ulong mul_sat_(ulong a, ulong b) { ulong r; return __builtin_mul_overflow(a, b, &r) ? ULONG_MAX : r; }
-#define MUL_SAT_LIFT(T, U) LIFT2_N(mul_sat_, T, T, T)
-FOR_INT_TYPES(MUL_SAT_LIFT, 0)
 
 #define INT_ALL_WIDTHS(T, U)                                                         \
   INT_SAT_VECTOR(T##2) INT_SAT_VECTOR(T##3) INT_SAT_VECTOR(T##4) INT_SAT_VECTOR(T##8)  \
@@ -85,6 +73,36 @@ OVL long mul_hi(long x, long y) {
 }
 #define MUL_HI_LIFT(T, unused) LIFT2_N(mul_hi, T, T, T)
 FOR_INT_TYPES(MUL_HI_LIFT, 0)
+
+// mad_sat: a * b + c computed exactly, then saturated (saturating the
+// product first is wrong whenever c brings an overflowing product back into
+// range: mad_sat((char)127, 2, -128) is 126). char..uint go through a wider
+// type, where |a * b + c| < 2^63; long and ulong carry the product in 128
+// bits, its high half from mul_hi.
+#define MAD_SAT_VIA(T, W, MINV, MAXV)                                                \
+  OVL T mad_sat(T a, T b, T c) {                                                     \
+    W r = (W)a * (W)b + (W)c;                                                        \
+    return (T)(r < (W)MINV ? (W)MINV : r > (W)MAXV ? (W)MAXV : r);                   \
+  }
+MAD_SAT_VIA(char, int, CHAR_MIN, CHAR_MAX) MAD_SAT_VIA(uchar, uint, 0, UCHAR_MAX)
+MAD_SAT_VIA(short, int, SHRT_MIN, SHRT_MAX) MAD_SAT_VIA(ushort, uint, 0, USHRT_MAX)
+MAD_SAT_VIA(int, long, INT_MIN, INT_MAX) MAD_SAT_VIA(uint, ulong, 0, UINT_MAX)
+OVL long mad_sat(long a, long b, long c) {
+  // The product is hi:lo in two's complement; c is added sign-extended.
+  ulong lo = (ulong)a * (ulong)b, sum = lo + (ulong)c;
+  long hi = mul_hi(a, b) + (long)(sum < lo) - (long)(c < 0);
+  // It fits in a long when hi is the sign extension of sum; else hi's sign
+  // is the result's.
+  if (hi == ((long)sum >> 63)) return (long)sum;
+  return hi < 0 ? LONG_MIN : LONG_MAX;
+}
+OVL ulong mad_sat(ulong a, ulong b, ulong c) {
+  ulong lo = a * b, sum = lo + c;
+  return mul_hi(a, b) != 0 || sum < lo ? ULONG_MAX : sum;
+}
+#define MAD_SAT_LIFT(T, unused) LIFT3_N(mad_sat, T, T, T, T)
+FOR_INT_TYPES(MAD_SAT_LIFT, 0)
+
 #define MAD_HI(T, unused) EACH_WIDTH(MAD_HI_1, T, 0)
 #define MAD_HI_1(T, unused) OVL T mad_hi(T a, T b, T c) { return mul_hi(a, b) + c; }
 FOR_INT_TYPES(MAD_HI, 0)

@@ -27,6 +27,7 @@
 #define PARASOL_BUILTIN(sym) extern "C" const char sym[], sym##_end[];
 #include "builtin_table.inc"
 #undef PARASOL_BUILTIN
+#include "source_hash.inc"
 
 namespace parasol::kernels {
 
@@ -85,7 +86,8 @@ BuildResult from_image(ProgramImage img, std::vector<unsigned char> binary, std:
   return r;
 }
 
-std::string cache_key(std::string_view source, std::string_view options) {
+// preprocessed: the source as preprocess() gives it.
+std::string cache_key(std::string_view preprocessed, std::string_view options) {
   const HostTarget& h = host_target();
   llvm::BLAKE3 hasher;
   auto add = [&](std::string_view s) {
@@ -97,7 +99,7 @@ std::string cache_key(std::string_view source, std::string_view options) {
   add(h.cpu);
   add(h.features);
   add(options);
-  add(source);
+  add(preprocessed);
   auto digest = hasher.final();
   static const char* hex = "0123456789abcdef";
   std::string out;
@@ -213,22 +215,11 @@ bool supported_printf_formats(llvm::Module& m, std::string& log) {
   return ok;
 }
 
-BuildResult compile(std::string_view source, std::string_view options) {
+BuildResult compile(std::string_view source, const FrontendOptions& fo) {
   BuildResult r;
   PhaseTimer timer;
-  FrontendOptions fo;
-  if (!parse_build_options(options, fo, r.log)) {
-    r.invalid_options = true;
-    return r;
-  }
-  for (const auto& [option, extension] : fo.vendor_options) {
-    r.log += "error: build option '" + option + "' belongs to " + extension +
-             ", which the Parasol native CPU device does not support\n";
-    r.invalid_options = true;
-  }
-  if (r.invalid_options) return r;
   llvm::LLVMContext ctx;
-  auto m = run_frontend(ctx, source, fo, r.log);
+  auto m = run_frontend(ctx, source, fo, r.log, r.invalid_options);
   timer.mark("frontend");
   if (!m) return r;
   if (!supported_arguments(collect_kernel_info(*m), r.log)) return r;
@@ -276,7 +267,8 @@ std::string_view compiler_id() {
 #undef PARASOL_BUILTIN
     char buf[17];
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-    return std::string("parasol-kernels 0.1.0, LLVM " PARASOL_LLVM_VERSION ", builtins ") + buf;
+    return std::string("parasol-kernels 0.1.0, LLVM " PARASOL_LLVM_VERSION ", builtins ") + buf +
+           ", sources " PARASOL_KERNELS_SOURCE_HASH;
   }();
   return id;
 }
@@ -288,20 +280,56 @@ std::string cache_directory() {
   return "/tmp/parasol-cache";
 }
 
+namespace {
+
+// Where the outcome of compiling `source` under `fo` is cached, in the
+// cache's `kind` folder; empty when caching is off (PARASOL_NO_KERNEL_CACHE)
+// or the source does not preprocess (refused_options when Clang refused the
+// options; the log says why).
+//
+// The key is the preprocessed source, not its text: the contents of every
+// file it includes (through -I or relative to the working directory) and
+// what __has_include finds are then part of it, so an edited header is
+// never served the outcome of the old one. (Skipping the cache under -I
+// alone would not do: a quoted #include also finds files in the working
+// directory.) It costs a preprocessing run, about a millisecond, against
+// tens to hundreds for a compile; a source that fails to preprocess is
+// compiled, uncached, for its log.
+std::string cache_path(const char* kind, std::string_view source, const FrontendOptions& fo,
+                       std::string_view options, std::string& log, bool& refused_options) {
+  refused_options = false;
+  if (std::getenv("PARASOL_NO_KERNEL_CACHE") != nullptr) return {};
+  std::string preprocessed;
+  if (!preprocess(source, fo, preprocessed, log, refused_options)) return {};
+  return cache_directory() + "/" + kind + "/" + cache_key(preprocessed, options) + ".bin";
+}
+
+std::string folder_of(const std::string& path) { return path.substr(0, path.rfind('/')); }
+
+}  // namespace
+
 BuildResult build(std::string_view source, std::string_view options) {
-  const bool use_cache = std::getenv("PARASOL_NO_KERNEL_CACHE") == nullptr;
-  std::string dir, path;
-  if (use_cache) {
-    dir = cache_directory() + "/kernels";
-    path = dir + "/" + cache_key(source, options) + ".bin";
-    std::vector<unsigned char> bytes;
-    if (read_file(path, bytes)) {
-      BuildResult r = load_binary(bytes.data(), bytes.size());
-      if (r.program) return r;  // a stale or corrupt entry is rebuilt below
-    }
+  BuildResult r;
+  FrontendOptions fo;
+  if (!parse_build_options(options, fo, r.log)) {
+    r.invalid_options = true;
+    return r;
   }
-  BuildResult r = compile(source, options);
-  if (use_cache && r.program) write_file_atomically(dir, path, r.program->binary());
+  for (const auto& [option, extension] : fo.vendor_options) {
+    r.log += "error: build option '" + option + "' belongs to " + extension +
+             ", which the Parasol native CPU device does not support\n";
+    r.invalid_options = true;
+  }
+  if (r.invalid_options) return r;
+  const std::string path = cache_path("kernels", source, fo, options, r.log, r.invalid_options);
+  if (r.invalid_options) return r;
+  std::vector<unsigned char> bytes;
+  if (!path.empty() && read_file(path, bytes)) {
+    BuildResult cached = load_binary(bytes.data(), bytes.size());
+    if (cached.program) return cached;  // a stale or corrupt entry is rebuilt below
+  }
+  r = compile(source, fo);
+  if (!path.empty() && r.program) write_file_atomically(folder_of(path), path, r.program->binary());
   return r;
 }
 
@@ -321,26 +349,24 @@ Description describe(std::string_view source, std::string_view options) {
     return d;
   }
   fo.permissive = true;
-  const bool use_cache = std::getenv("PARASOL_NO_KERNEL_CACHE") == nullptr;
-  std::string dir, path;
-  if (use_cache) {
-    dir = cache_directory() + "/descriptions";
-    path = dir + "/" + cache_key(source, options) + ".bin";
-    std::vector<unsigned char> bytes;
-    ProgramImage img;
-    std::string ignored;
-    if (read_file(path, bytes) && deserialise(bytes.data(), bytes.size(), img, ignored)) {
-      d.kernels = std::move(img.kernels);
-      d.parsed = true;
-      return d;
-    }
+  std::string ignored;
+  bool refused = false;
+  const std::string path = cache_path("descriptions", source, fo, options, ignored, refused);
+  std::vector<unsigned char> bytes;
+  ProgramImage img;
+  if (!path.empty() && read_file(path, bytes) &&
+      deserialise(bytes.data(), bytes.size(), img, ignored)) {
+    d.kernels = std::move(img.kernels);
+    d.parsed = true;
+    return d;
   }
   llvm::LLVMContext ctx;
-  auto m = run_frontend(ctx, source, fo, d.log);
+  auto m = run_frontend(ctx, source, fo, d.log, d.invalid_options);
   if (!m) return d;
   d.kernels = collect_kernel_info(*m);
   d.parsed = true;
-  if (use_cache) write_file_atomically(dir, path, serialise(ProgramImage{d.kernels, {}}));
+  if (!path.empty())
+    write_file_atomically(folder_of(path), path, serialise(ProgramImage{d.kernels, {}}));
   return d;
 }
 

@@ -9,7 +9,10 @@
 #include <clang/CodeGen/CodeGenAction.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/FrontendActions.h>
+#include <clang/Frontend/PreprocessorOutputOptions.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Frontend/Utils.h>
 #include <clang/Lex/PreprocessorOptions.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
@@ -69,14 +72,25 @@ const char* vendor_extension_of(const std::string& option) {
 
 bool parse_build_options(std::string_view options, FrontendOptions& out, std::string& log) {
   auto args = split_options(options);
+  // Every option of clBuildProgram in OpenCL 1.2 (5.6.4) is accepted: -D,
+  // -I, -cl-std= and -cl-opt-disable below, the rest in these two lists.
   // Options Clang's cc1 understands with the same spelling.
   static const char* const passthrough[] = {
       "-w", "-Werror", "-cl-mad-enable", "-cl-fast-relaxed-math", "-cl-finite-math-only",
-      "-cl-unsafe-math-optimizations", "-cl-no-signed-zeros", "-cl-denorms-are-zero",
+      "-cl-unsafe-math-optimizations", "-cl-no-signed-zeros",
       "-cl-single-precision-constant", "-cl-fp32-correctly-rounded-divide-sqrt",
       "-cl-uniform-work-group-size"};
-  static const char* const ignored[] = {"-cl-kernel-arg-info", "-cl-strict-aliasing", "-g",
-                                        "-cl-no-subgroup-ifp", "-O0", "-O1", "-O2", "-O3"};
+  // Options that change nothing here:
+  //  -cl-denorms-are-zero: a hint the spec lets a device that supports
+  //    denormals ignore; this one does (CL_FP_DENORM) and keeps them
+  //    (cc1 has no such option: passing it on failed every build);
+  //  -cl-kernel-arg-info: argument information is always kept;
+  //  -cl-strict-aliasing (OpenCL 1.0), -g, -cl-no-subgroup-ifp (2.1, no
+  //    subgroups here) and -O0..-O3 (not OpenCL's, common elsewhere):
+  //    accepted for portability of option strings.
+  static const char* const ignored[] = {"-cl-denorms-are-zero", "-cl-kernel-arg-info",
+                                        "-cl-strict-aliasing", "-g", "-cl-no-subgroup-ifp",
+                                        "-O0", "-O1", "-O2", "-O3"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto with_value = [&](const char* flag) -> bool {
@@ -129,8 +143,35 @@ bool parse_build_options(std::string_view options, FrontendOptions& out, std::st
   return true;
 }
 
-std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_view source,
-                                           const FrontendOptions& opts, std::string& log) {
+namespace {
+
+// -E into a string (Clang's PrintPreprocessedAction writes to a file).
+class PreprocessToString final : public clang::PreprocessorFrontendAction {
+ public:
+  explicit PreprocessToString(std::string& out) : os_(out) {}
+
+ private:
+  void ExecuteAction() override {
+    clang::CompilerInstance& ci = getCompilerInstance();
+    // What -E prints (the invocation is not an -E one, so say it): the
+    // tokens and line markers, no macro list.
+    clang::PreprocessorOutputOptions what = ci.getPreprocessorOutputOpts();
+    what.ShowCPP = 1;
+    what.ShowMacros = 0;
+    what.ShowLineMarkers = 1;
+    clang::DoPrintPreprocessedInput(ci.getPreprocessor(), &os_, what);
+    os_.flush();
+  }
+  llvm::raw_string_ostream os_;
+};
+
+// Runs `action` with Clang over the source: Parasol's cc1 arguments, then
+// the options'. Clang's diagnostics go to the log. False if Clang refused
+// the arguments (refused_options: Parasol's own are fixed, so the options
+// are at fault) or the action failed.
+bool run_clang(std::string_view source, const FrontendOptions& opts, clang::FrontendAction& action,
+               std::string& log, bool& refused_options) {
+  refused_options = false;
   std::vector<std::string> args = {
       "-triple", "x86_64-unknown-linux-gnu",
       // Real -O, no LLVM passes: Clang would otherwise mark everything optnone.
@@ -142,6 +183,11 @@ std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_v
       "-internal-isystem", kIncludeDir, "-nostdsysteminc", "-nobuiltininc",
       "-cl-kernel-arg-info", "-fno-dwarf-directory-asm", "-ferror-limit", "50",
       "-cl-std=CL1.2",
+      // The OpenCL version of the device (the native device's
+      // CL_DEVICE_VERSION is OpenCL 1.2): the one predefined macro of
+      // OpenCL C 1.2 (6.10) that Clang leaves to the implementation.
+      // __IMAGE_SUPPORT__ stays undefined: the device has no images.
+      "-D__OPENCL_VERSION__=120",
       "-cl-ext=-all,+cl_khr_fp64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,"
       "+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,"
       "+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,"
@@ -173,7 +219,8 @@ std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_v
       diag_os.flush();
       log += diag_text;
       if (diag_text.empty()) log += "error: invalid build options\n";
-      return nullptr;
+      refused_options = true;
+      return false;
     }
   }
   inv->getDiagnosticOpts().ShowColors = false;
@@ -201,12 +248,26 @@ std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_v
                                                        kInputName).release());
   inv->getPreprocessorOpts().RetainRemappedFileBuffers = false;
 
-  clang::EmitLLVMOnlyAction action(&ctx);
   bool ok = ci.ExecuteAction(action);
   diag_os.flush();
   log += diag_text;
-  if (!ok) return nullptr;
+  return ok;
+}
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_view source,
+                                           const FrontendOptions& opts, std::string& log,
+                                           bool& refused_options) {
+  clang::EmitLLVMOnlyAction action(&ctx);
+  if (!run_clang(source, opts, action, log, refused_options)) return nullptr;
   return action.takeModule();
+}
+
+bool preprocess(std::string_view source, const FrontendOptions& opts, std::string& out,
+                std::string& log, bool& refused_options) {
+  PreprocessToString action(out);
+  return run_clang(source, opts, action, log, refused_options);
 }
 
 }  // namespace parasol::kernels::detail

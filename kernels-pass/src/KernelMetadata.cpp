@@ -3,6 +3,7 @@
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Metadata.h>
 
 namespace parasol::kernels::detail {
@@ -23,6 +24,33 @@ uint64_t md_int(const llvm::MDNode* n, unsigned i) {
 }
 
 bool is_image(const std::string& t) { return t.rfind("image", 0) == 0; }
+
+// The OpenCL C name of a vec_type_hint's type ("float4", "uchar2", "int"):
+// Clang records it as an undef value of the LLVM type, and whether it is a
+// signed integer type. Empty for a type OpenCL C has no name for.
+std::string hint_type_name(const llvm::MDNode* hint) {
+  auto* value = hint && hint->getNumOperands() > 0
+                    ? llvm::mdconst::dyn_extract_or_null<llvm::Constant>(hint->getOperand(0))
+                    : nullptr;
+  if (!value) return {};
+  llvm::Type* t = value->getType();
+  unsigned width = 0;
+  if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(t)) {
+    width = v->getNumElements();
+    t = v->getElementType();
+  }
+  std::string name;
+  if (t->isHalfTy()) name = "half";
+  else if (t->isFloatTy()) name = "float";
+  else if (t->isDoubleTy()) name = "double";
+  else if (t->isIntegerTy(8)) name = "char";
+  else if (t->isIntegerTy(16)) name = "short";
+  else if (t->isIntegerTy(32)) name = "int";
+  else if (t->isIntegerTy(64)) name = "long";
+  else return {};
+  if (t->isIntegerTy() && md_int(hint, 1) == 0) name = "u" + name;
+  return width ? name + std::to_string(width) : name;
+}
 
 }  // namespace
 
@@ -73,17 +101,22 @@ std::vector<KernelInfo> collect_kernel_info(const llvm::Module& m) {
         a.size = dl.getTypeAllocSize(arg->getType());
       k.args.push_back(std::move(a));
     }
+    // CL_KERNEL_ATTRIBUTES: each attribute as written inside
+    // __attribute__((...)), without spaces, space delimited. (The metadata
+    // does not keep the declaration's order: this order is fixed.)
     std::string attrs;
+    auto add = [&attrs](const std::string& a) { attrs += (attrs.empty() ? "" : " ") + a; };
+    auto sizes = [](const llvm::MDNode* n) {
+      return "(" + std::to_string(md_int(n, 0)) + "," + std::to_string(md_int(n, 1)) + "," +
+             std::to_string(md_int(n, 2)) + ")";
+    };
     if (auto* r = f.getMetadata("reqd_work_group_size")) {
       for (unsigned d = 0; d < 3; ++d) k.reqd_work_group_size[d] = md_int(r, d);
-      attrs += "reqd_work_group_size(" + std::to_string(md_int(r, 0)) + "," +
-               std::to_string(md_int(r, 1)) + "," + std::to_string(md_int(r, 2)) + ")";
+      add("reqd_work_group_size" + sizes(r));
     }
-    if (auto* h = f.getMetadata("work_group_size_hint")) {
-      if (!attrs.empty()) attrs += " ";
-      attrs += "work_group_size_hint(" + std::to_string(md_int(h, 0)) + "," +
-               std::to_string(md_int(h, 1)) + "," + std::to_string(md_int(h, 2)) + ")";
-    }
+    if (auto* h = f.getMetadata("work_group_size_hint")) add("work_group_size_hint" + sizes(h));
+    if (std::string t = hint_type_name(f.getMetadata("vec_type_hint")); !t.empty())
+      add("vec_type_hint(" + t + ")");
     k.attributes = attrs;
     out.push_back(std::move(k));
   }

@@ -5,11 +5,15 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <time.h>
+#include <unistd.h>
 
 using namespace test;
 using parasol::kernels::build;
@@ -121,6 +125,75 @@ TEST_CASE("build options", "[build]") {
   auto noopt = build_ok("__kernel void k(__global int* a) { a[get_global_id(0)] += 1; }", "-cl-opt-disable");
   run(*noopt, "k", args, range(1, {1}, {1}));
   REQUIRE(a == 201);
+}
+
+TEST_CASE("every clBuildProgram option of OpenCL 1.2 builds; an unknown one is refused", "[build]") {
+  // OpenCL 1.2, 5.6.4, each alone and all together (-cl-opt-disable apart:
+  // it excludes the optimisation options only by meaning, not by syntax).
+  const std::vector<std::string> options = {
+      "-D NAME", "-DNAME=2", "-I .", "-I.", "-cl-single-precision-constant", "-cl-denorms-are-zero",
+      "-cl-fp32-correctly-rounded-divide-sqrt", "-cl-opt-disable", "-cl-mad-enable", "-cl-no-signed-zeros",
+      "-cl-unsafe-math-optimizations", "-cl-finite-math-only", "-cl-fast-relaxed-math", "-w", "-Werror",
+      "-cl-std=CL1.1", "-cl-std=CL1.2", "-cl-kernel-arg-info"};
+  const char* src = "__kernel void k(__global float* a) { a[0] = a[0] * 0.5f + 1.0f; }";
+  std::string all;
+  for (const auto& o : options) {
+    INFO("option '" << o << "'");
+    auto r = build(src, o);
+    INFO(r.log);
+    CHECK(r.program != nullptr);
+    CHECK_FALSE(r.invalid_options);
+    if (o != "-cl-opt-disable" && o.rfind("-cl-std", 0) != 0) all += o + " ";
+  }
+  INFO("options '" << all << "'");
+  auto together = build(src, all + "-cl-std=CL1.2");
+  INFO(together.log);
+  CHECK(together.program != nullptr);
+  for (const char* bad : {"-cl-denorms-are-one", "-D", "-I", "-cl-std=CL1.3", "--unknown"}) {
+    INFO("option '" << bad << "'");
+    auto r = build(src, bad);
+    CHECK(r.program == nullptr);
+    CHECK(r.invalid_options);
+  }
+}
+
+TEST_CASE("an edited header gives a fresh binary, not the cached one", "[build]") {
+  // The cache is keyed on the preprocessed source: a header's contents are
+  // part of the key whether it is found through -I or relative to the
+  // working directory.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("parasol-kp-include-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto write_header = [&](int value) {
+    std::FILE* f = std::fopen((dir / "value.h").c_str(), "w");
+    REQUIRE(f);
+    std::fprintf(f, "#define HEADER_VALUE %d\n", value);
+    std::fclose(f);
+  };
+  auto value_of = [](const std::string& source, const std::string& options) {
+    auto p = build_ok(source, options);
+    int v = 0;
+    Args args;
+    args.ptr(&v);
+    run(*p, "k", args, range(1, {1}, {1}));
+    return v;
+  };
+  const std::string src = "#include \"value.h\"\n__kernel void k(__global int* a) { a[0] = HEADER_VALUE; }";
+  write_header(12);
+  CHECK(value_of(src, "-I " + dir.string()) == 12);
+  write_header(42);
+  CHECK(value_of(src, "-I " + dir.string()) == 42);
+  // Found next to the (in-memory) source, that is in the working directory.
+  const fs::path was = fs::current_path();
+  fs::current_path(dir);
+  write_header(7);
+  const int first = value_of(src, "");
+  write_header(8);
+  const int second = value_of(src, "");
+  fs::current_path(was);
+  CHECK(first == 7);
+  CHECK(second == 8);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("binary round trip and the cache", "[build]") {

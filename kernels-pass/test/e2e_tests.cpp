@@ -4,8 +4,12 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 #include <unistd.h>
 
@@ -179,6 +183,63 @@ TEST_CASE("vector types and swizzles", "[e2e]") {
   }
 }
 
+namespace {
+
+// shuffle and shuffle2 for element type T (OpenCL name `name`, mask
+// element U of the same size), every input width m and result width n of
+// 2, 4, 8 and 16, with masks whose unused high bits are random.
+template <class T, class U>
+void check_shuffles(const std::string& name, const std::string& mask_name, std::mt19937_64& rng) {
+  static_assert(sizeof(T) == sizeof(U));
+  const int widths[] = {2, 4, 8, 16};
+  std::string src = std::is_same_v<T, double> ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
+  for (int m : widths)
+    for (int n : widths) {
+      std::string tm = name + std::to_string(m), tn = name + std::to_string(n), un = mask_name + std::to_string(n);
+      src += "__kernel void s" + std::to_string(m) + "_" + std::to_string(n) + "(__global const " + tm +
+             "* x, __global const " + tm + "* y, __global const " + un + "* mask, __global " + tn + "* one, __global " +
+             tn + "* two) { size_t i = get_global_id(0); one[i] = shuffle(x[i], mask[i]); two[i] = shuffle2(x[i], y[i], mask[i]); }\n";
+    }
+  auto p = build_ok(src);
+  const size_t items = 64;
+  for (int m : widths)
+    for (int n : widths) {
+      Buf<T> x(items * m), y(items * m), one(items * n), two(items * n);
+      Buf<U> mask(items * n);
+      for (size_t i = 0; i < x.size(); ++i) x[i] = T(i * 3 + 1), y[i] = T(i * 5 + 2);
+      for (auto& k : mask) k = U(rng());
+      Args args;
+      args.ptr(x.data()).ptr(y.data()).ptr(mask.data()).ptr(one.data()).ptr(two.data());
+      run(*p, "s" + std::to_string(m) + "_" + std::to_string(n), args, range(1, {items}, {16}));
+      for (size_t i = 0; i < items; ++i)
+        for (int j = 0; j < n; ++j) {
+          const U k = mask[i * n + j];
+          const size_t pick = size_t(k % U(m)), pick2 = size_t(k % U(2 * m));
+          const T want1 = x[i * m + pick];
+          const T want2 = pick2 < size_t(m) ? x[i * m + pick2] : y[i * m + pick2 - m];
+          INFO(name << m << " -> " << name << n << ", item " << i << " element " << j << ", mask " << +k);
+          REQUIRE(one[i * n + j] == want1);
+          REQUIRE(two[i * n + j] == want2);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("shuffle and shuffle2 for every element type and width use only the mask's low bits", "[e2e]") {
+  std::mt19937_64 rng(5);
+  check_shuffles<int8_t, uint8_t>("char", "uchar", rng);
+  check_shuffles<uint8_t, uint8_t>("uchar", "uchar", rng);
+  check_shuffles<int16_t, uint16_t>("short", "ushort", rng);
+  check_shuffles<uint16_t, uint16_t>("ushort", "ushort", rng);
+  check_shuffles<int32_t, uint32_t>("int", "uint", rng);
+  check_shuffles<uint32_t, uint32_t>("uint", "uint", rng);
+  check_shuffles<int64_t, uint64_t>("long", "ulong", rng);
+  check_shuffles<uint64_t, uint64_t>("ulong", "ulong", rng);
+  check_shuffles<float, uint32_t>("float", "uint", rng);
+  check_shuffles<double, uint64_t>("double", "ulong", rng);
+}
+
 TEST_CASE("integer built-ins", "[e2e][integer]") {
   auto p = build_ok(R"(
     __kernel void ints(__global const int* a, __global const int* b, __global int* out) {
@@ -254,6 +315,86 @@ TEST_CASE("scalar char and short saturating arithmetic saturates at their own li
   run(*p, "sats", args, range(1, {1}, {1}));
   CHECK(std::vector<int>(out.begin(), out.end()) ==
         std::vector<int>{255, 0, 127, -128, 32767, 0, 255, 250});
+}
+
+namespace {
+
+// OpenCL C's name for the integer type T.
+template <class T>
+std::string cl_int_name() {
+  std::string base = sizeof(T) == 1 ? "char" : sizeof(T) == 2 ? "short" : sizeof(T) == 4 ? "int" : "long";
+  return (std::is_signed_v<T> ? "" : "u") + base;
+}
+
+// Inputs for a saturating built-in: the limits and their neighbours, values
+// whose products sit near the limits, and random bits.
+template <class T>
+std::vector<T> edgy_values(std::mt19937_64& rng, size_t n) {
+  using L = std::numeric_limits<T>;
+  const T root = T(T(1) << (L::digits / 2));
+  const std::vector<T> edges = {L::min(), T(L::min() + 1), T(-1), T(0), T(1), T(2), T(L::max() - 1),
+                                L::max(), root, T(root - 1), T(root + 1), T(L::max() / 2), T(L::min() / 2)};
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = rng() % 3 ? edges[rng() % edges.size()] : T(rng());
+  return v;
+}
+
+// mad_sat over every width of T, against a*b+c computed exactly in 128 bits.
+template <class T>
+void check_mad_sat(std::mt19937_64& rng) {
+  __extension__ typedef __int128 Wide;
+  __extension__ typedef unsigned __int128 UWide;
+  const std::string t = cl_int_name<T>();
+  std::string src;
+  for (int w : {1, 2, 3, 4, 8, 16}) {
+    std::string n = w == 1 ? "" : std::to_string(w), k = "k" + std::to_string(w);
+    src += "__kernel void " + k + "(__global const " + t + "* a, __global const " + t + "* b, __global const " + t +
+           "* c, __global " + t + "* out) { size_t i = get_global_id(0); ";
+    if (w == 1)
+      src += "out[i] = mad_sat(a[i], b[i], c[i]); }\n";
+    else
+      src += "vstore" + n + "(mad_sat(vload" + n + "(i, a), vload" + n + "(i, b), vload" + n + "(i, c)), i, out); }\n";
+  }
+  auto p = build_ok(src);
+  const size_t items = 256;
+  for (int w : {1, 2, 3, 4, 8, 16}) {
+    const size_t n = items * size_t(w);
+    auto av = edgy_values<T>(rng, n), bv = edgy_values<T>(rng, n), cv = edgy_values<T>(rng, n);
+    Buf<T> a(av.begin(), av.end()), b(bv.begin(), bv.end()), c(cv.begin(), cv.end()), out(n);
+    Args args;
+    args.ptr(a.data()).ptr(b.data()).ptr(c.data()).ptr(out.data());
+    run(*p, "k" + std::to_string(w), args, range(1, {items}, {16}));
+    for (size_t i = 0; i < n; ++i) {
+      // Signed products fit a signed 128-bit integer, unsigned ones an unsigned one.
+      T want;
+      if constexpr (std::is_signed_v<T>) {
+        const Wide exact = Wide(a[i]) * Wide(b[i]) + Wide(c[i]);
+        want = exact > Wide(std::numeric_limits<T>::max())   ? std::numeric_limits<T>::max()
+               : exact < Wide(std::numeric_limits<T>::min()) ? std::numeric_limits<T>::min()
+                                                             : T(exact);
+      } else {
+        const UWide exact = UWide(a[i]) * UWide(b[i]) + UWide(c[i]);
+        want = exact > UWide(std::numeric_limits<T>::max()) ? std::numeric_limits<T>::max() : T(exact);
+      }
+      INFO("mad_sat(" << t << (w == 1 ? "" : std::to_string(w)) << ") of " << +a[i] << " * " << +b[i] << " + "
+                      << +c[i]);
+      REQUIRE(+out[i] == +want);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("mad_sat saturates the exact a * b + c for every integer type and width", "[e2e][integer]") {
+  std::mt19937_64 rng(11);
+  check_mad_sat<int8_t>(rng);
+  check_mad_sat<uint8_t>(rng);
+  check_mad_sat<int16_t>(rng);
+  check_mad_sat<uint16_t>(rng);
+  check_mad_sat<int32_t>(rng);
+  check_mad_sat<uint32_t>(rng);
+  check_mad_sat<int64_t>(rng);
+  check_mad_sat<uint64_t>(rng);
 }
 
 TEST_CASE("vector conversions carry the width in their names", "[e2e][convert]") {

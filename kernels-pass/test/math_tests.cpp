@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <deque>
 #include <functional>
 #include <random>
@@ -13,17 +14,25 @@ using namespace test;
 
 namespace {
 
+// An infinite result is exact where the reference rounds to it in T, and
+// otherwise counts as 2^max_exponent (one ulp past the largest finite
+// value), so a result that overflows where the exact value is just below
+// T's overflow threshold is measured, not refused.
 template <class T>
 double ulp_error(T got, long double ref) {
   if (std::isnan(ref)) return std::isnan(got) ? 0 : 1e9;
   if (std::isinf(ref)) return got == T(ref) ? 0 : 1e9;
-  if (std::isnan(got) || std::isinf(got)) return 1e9;
+  if (std::isnan(got)) return 1e9;
+  if (std::isinf(got) && got == T(ref)) return 0;
   const int mant = std::numeric_limits<T>::digits - 1;
   const int min_exp = std::numeric_limits<T>::min_exponent - 1;
+  const int max_exp = std::numeric_limits<T>::max_exponent - 1;
+  long double g = std::isinf(got) ? std::copysign(std::ldexp(1.0L, max_exp + 1), (long double)got) : got;
   int e = ref == 0 ? min_exp : std::ilogb(ref);
   if (e < min_exp) e = min_exp;
+  if (e > max_exp) e = max_exp;
   long double ulp = std::ldexp(1.0L, e - mant);
-  return double(std::fabs((long double)got - ref) / ulp);
+  return double(std::fabs(g - ref) / ulp);
 }
 
 // sin(pi x), cos(pi x) in long double, reduced exactly first (x * pi itself
@@ -128,6 +137,129 @@ TEST_CASE("math accuracy, double", "[math]") {
     c.expr = keep.back().c_str();
   }
   check_cases<double>(cases, "double");
+}
+
+namespace {
+
+// A component of a random vector of scale 2^e: a random significand a
+// little below 2^e (so the components of one vector are alike in size and
+// none dominates), sometimes zero, random sign.
+template <class T>
+T geometric_component(std::mt19937_64& rng, int e) {
+  if (rng() % 16 == 0) return rng() % 2 ? T(0) : -T(0);
+  std::uniform_real_distribution<double> sig(1.0, 2.0);
+  T v = T(std::ldexp(sig(rng), e - int(rng() % 4)));
+  return rng() % 2 ? -v : v;
+}
+
+// length, distance and normalize of T, widths 1-4, over the whole exponent
+// range (subnormals and values whose squares overflow T included), against
+// long double references (whose range holds every square of a double).
+// Limits: the OpenCL C specification's ULP table for the geometric
+// functions (float: 2.75 + 0.5n, 2.5 + 2n, 2 + n; double: 5.5 + n,
+// 5.5 + 2n, 4.5 + n). normalize's special cases are the spec's: a zero
+// vector comes back unchanged, a NaN makes every component NaN, and
+// infinite components count as +-1 and the finite ones as +-0.
+template <class T>
+void check_geometric(const char* type, double len_ulp, double len_n, double dist_ulp, double dist_n,
+                     double norm_ulp) {
+  std::string src = std::is_same_v<T, double> ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
+  for (int n = 1; n <= 4; ++n) {
+    const std::string t = std::string(type) + (n == 1 ? "" : std::to_string(n)), ns = std::to_string(n);
+    const std::string load_a = n == 1 ? "a[i]" : "vload" + ns + "(i, a)", load_b = n == 1 ? "b[i]" : "vload" + ns + "(i, b)";
+    src += "__kernel void g" + ns + "(__global const " + type + "* a, __global const " + type + "* b, __global " + type +
+           "* len, __global " + type + "* dist, __global " + type + "* norm) { size_t i = get_global_id(0); " + t +
+           " x = " + load_a + ", y = " + load_b + "; len[i] = length(x); dist[i] = distance(x, y); " +
+           (n == 1 ? "norm[i] = normalize(x);" : "vstore" + ns + "(normalize(x), i, norm);") + " }\n";
+  }
+  auto p = build_ok(src);
+  using L = std::numeric_limits<T>;
+  const int lowest = L::min_exponent - L::digits, highest = L::max_exponent - 1;  // 2^lowest: the least subnormal
+  std::mt19937_64 rng(3);
+  const T inf = L::infinity(), nan = L::quiet_NaN();
+  for (int n = 1; n <= 4; ++n) {
+    const size_t items = 4096;
+    Buf<T> a(items * n), b(items * n), len(items), dist(items), norm(items * n);
+    for (size_t i = 0; i < items; ++i) {
+      // Mostly uniform over the exponents; every eighth vector at the edges
+      // where the squares of T overflow or underflow (2^+-64 for float).
+      int e = lowest + int(rng() % unsigned(highest - lowest + 1));
+      if (i % 8 == 1) e = L::max_exponent / 2 + int(rng() % 5) - 2;
+      if (i % 8 == 2) e = -(L::max_exponent / 2) + int(rng() % 5) - 2;
+      for (int k = 0; k < n; ++k) {
+        a[i * n + k] = geometric_component<T>(rng, e);
+        // b: a neighbour of a (small distances) or an unrelated vector of
+        // the same scale (opposite signs: sums that overflow T).
+        b[i * n + k] = i % 2 ? T(a[i * n + k] * T(1 + 0x1p-10)) : geometric_component<T>(rng, e);
+      }
+    }
+    // Special vectors: zero, an infinite component, a NaN component.
+    for (int k = 0; k < n; ++k) a[0 * n + k] = k % 2 ? -T(0) : T(0);
+    for (int k = 0; k < n; ++k) a[3 * n + k] = k == n - 1 ? -inf : T(k + 1);
+    for (int k = 0; k < n; ++k) a[5 * n + k] = k == 0 ? nan : T(k);
+    for (int k = 0; k < n; ++k) a[7 * n + k] = inf;
+    Args args;
+    args.ptr(a.data()).ptr(b.data()).ptr(len.data()).ptr(dist.data()).ptr(norm.data());
+    run(*p, "g" + std::to_string(n), args, range(1, {items}, {64}));
+    double worst_len = 0, worst_dist = 0, worst_norm = 0;
+    for (size_t i = 0; i < items; ++i) {
+      const T* x = &a[i * n];
+      const T* y = &b[i * n];
+      long double sq = 0, dsq = 0;
+      bool any_nan = false, any_inf = false;
+      for (int k = 0; k < n; ++k) {
+        sq += (long double)x[k] * x[k];
+        long double d = (long double)x[k] - y[k];
+        dsq += d * d;
+        any_nan |= std::isnan(x[k]);
+        any_inf |= std::isinf(x[k]);
+      }
+      INFO(type << n << " item " << i << ": x0 " << x[0] << ", y0 " << y[0]);
+      const double el = ulp_error<T>(len[i], std::sqrt(sq)), ed = ulp_error<T>(dist[i], std::sqrt(dsq));
+      CHECK(el <= len_ulp + len_n * n);
+      CHECK(ed <= dist_ulp + dist_n * n);
+      worst_len = std::max(worst_len, el);
+      worst_dist = std::max(worst_dist, ed);
+      // normalize's reference, special cases first.
+      long double want[4];
+      long double norm_sq = sq;
+      for (int k = 0; k < n; ++k) want[k] = x[k];
+      if (any_inf && !any_nan) {
+        norm_sq = 0;
+        for (int k = 0; k < n; ++k) {
+          want[k] = std::isinf(x[k]) ? std::copysign(1.0L, (long double)x[k]) : std::copysign(0.0L, (long double)x[k]);
+          norm_sq += want[k] * want[k];
+        }
+      }
+      for (int k = 0; k < n; ++k) {
+        const T got = norm[i * n + k];
+        if (any_nan) {
+          CHECK(std::isnan(got));
+          continue;
+        }
+        if (norm_sq == 0) {  // the zero vector itself, signs included
+          CHECK(got == 0);
+          CHECK(std::signbit(got) == std::signbit(x[k]));
+          continue;
+        }
+        const double en = ulp_error<T>(got, want[k] / std::sqrt(norm_sq));
+        CHECK(en <= norm_ulp + n);
+        worst_norm = std::max(worst_norm, en);
+      }
+    }
+    std::printf("  %-6s n=%d  length %.3f ulp, distance %.3f ulp, normalize %.3f ulp (worst)\n", type, n, worst_len,
+                worst_dist, worst_norm);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("length, distance and normalize keep their ULP limits over the whole float range", "[math][geometric]") {
+  check_geometric<float>("float", 2.75, 0.5, 2.5, 2, 2);
+}
+
+TEST_CASE("length, distance and normalize keep their ULP limits over the whole double range", "[math][geometric]") {
+  check_geometric<double>("double", 5.5, 1, 5.5, 2, 4.5);
 }
 
 TEST_CASE("vector math and relational built-ins", "[math]") {

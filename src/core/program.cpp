@@ -159,8 +159,11 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
     threads.emplace_back([b, device_options = std::move(device_options), &options, vendor_error,
                           this] {
       if (b->device->is_native()) {
+        // A program from source compiles at every build: its options, or
+        // the headers it includes, may have changed since the last one (the
+        // compiler's cache tells what is unchanged). One created from a
+        // binary is already executable.
         bool invalid_options = false;
-        // A binary loaded for the native device is already executable.
         if (!from_binary())
           b->native = runtime::native::build(source_, device_options, b->log, invalid_options);
         if (invalid_options) *vendor_error = CL_INVALID_BUILD_OPTIONS;

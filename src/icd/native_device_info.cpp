@@ -102,10 +102,13 @@ cl_int native_device_info(const core::Device& d, cl_device_info param, InfoOut& 
     case CL_DEVICE_PLATFORM: return out.scalar(core::Platform::instance().handle());
     case CL_DEVICE_NAME: return out.string(d.name());
     case CL_DEVICE_VENDOR: return out.string("Parasol");
-    case CL_DRIVER_VERSION: return out.string(PARASOL_VERSION);
+    // The forms of OpenCL 1.2, 4.2: "major_number.minor_number",
+    // "OpenCL<space><major.minor><space><vendor-specific information>" and
+    // "OpenCL C<space><major.minor><space><vendor-specific information>".
+    case CL_DRIVER_VERSION: return out.string(PARASOL_DRIVER_VERSION);
     case CL_DEVICE_PROFILE: return out.string("FULL_PROFILE");
     case CL_DEVICE_VERSION: return out.string("OpenCL 1.2 Parasol native " PARASOL_VERSION);
-    case CL_DEVICE_OPENCL_C_VERSION: return out.string("OpenCL C 1.2");
+    case CL_DEVICE_OPENCL_C_VERSION: return out.string("OpenCL C 1.2 Parasol native");
     case CL_DEVICE_EXTENSIONS: return out.string(kExtensions);
     case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC: return out.scalar(cl_bool{CL_TRUE});
     case CL_DEVICE_PRINTF_BUFFER_SIZE: return out.scalar(size_t{1 << 20});

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -88,6 +89,8 @@ TEST_CASE("the platform answers Parasol's name, an OpenCL 1.2 version and cl_khr
   cl_platform_id p = parasol_platform();
   CHECK(platform_string(p, CL_PLATFORM_NAME) == "Parasol");
   CHECK(platform_string(p, CL_PLATFORM_VERSION).rfind("OpenCL 1.2 Parasol ", 0) == 0);
+  // OpenCL 1.2, 4.1: "OpenCL<space><major_version.minor_version><space><platform-specific information>".
+  CHECK(std::regex_match(platform_string(p, CL_PLATFORM_VERSION), std::regex(R"(OpenCL \d+\.\d+ .*)")));
   CHECK(platform_string(p, CL_PLATFORM_PROFILE) == "FULL_PROFILE");
   CHECK(!platform_string(p, CL_PLATFORM_VENDOR).empty());
   auto ext = words(platform_string(p, CL_PLATFORM_EXTENSIONS));
@@ -300,8 +303,12 @@ TEST_CASE("the native device's queries describe what it really does") {
   CHECK(scalar(CL_DEVICE_PARTITION_MAX_SUB_DEVICES, cl_uint{9}) == 0);
   CHECK(scalar(CL_DEVICE_GLOBAL_MEM_SIZE, cl_ulong{0}) >= scalar(CL_DEVICE_MAX_MEM_ALLOC_SIZE, cl_ulong{0}));
   CHECK(scalar(CL_DEVICE_LOCAL_MEM_SIZE, cl_ulong{0}) >= 32 * 1024);
-  CHECK(device_string(d, CL_DEVICE_VERSION).rfind("OpenCL 1.2 ", 0) == 0);
-  CHECK(device_string(d, CL_DEVICE_OPENCL_C_VERSION) == "OpenCL C 1.2");
+  // The forms of OpenCL 1.2, 4.2: "OpenCL<space><major_version.minor_version><space><vendor-specific
+  // information>", "OpenCL C<space><major_version.minor_version><space><vendor-specific
+  // information>" (the space after the version is required) and "major_number.minor_number".
+  CHECK(std::regex_match(device_string(d, CL_DEVICE_VERSION), std::regex(R"(OpenCL 1\.2 .*)")));
+  CHECK(std::regex_match(device_string(d, CL_DEVICE_OPENCL_C_VERSION), std::regex(R"(OpenCL C 1\.2 .*)")));
+  CHECK(std::regex_match(device_string(d, CL_DRIVER_VERSION), std::regex(R"(\d+\.\d+)")));
   CHECK(device_string(d, CL_DEVICE_PROFILE) == "FULL_PROFILE");
   CHECK(device_string(d, CL_DEVICE_VENDOR_PLATFORM_NAME_PARASOL) == "Parasol");
   CHECK(device_string(d, CL_DEVICE_BUILT_IN_KERNELS).empty());

@@ -1,11 +1,14 @@
 // Programs on the native CPU device: binaries that round-trip through
 // clCreateProgramWithBinary, the on-disk kernel cache, Clang's diagnostics in
 // the build log, and unsupported features that fail the build cleanly.
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
+#include <set>
 
 #include "native/native_fixture.h"
 
@@ -248,9 +251,288 @@ TEST_CASE("build options the native compiler refuses give CL_INVALID_BUILD_OPTIO
     CHECK(!build_log(prog, native).empty());
     CL_REQUIRE(clReleaseProgram(prog));
   }
-  // Valid options still build.
+  // Valid options still build: every option of clBuildProgram in OpenCL 1.2 (5.6.4).
+  for (const char* options :
+       {"-DX=1 -cl-fast-relaxed-math -cl-std=CL1.2", "-D X -I .", "-cl-single-precision-constant",
+        "-cl-denorms-are-zero", "-cl-fp32-correctly-rounded-divide-sqrt", "-cl-opt-disable",
+        "-cl-mad-enable -cl-no-signed-zeros -cl-unsafe-math-optimizations -cl-finite-math-only",
+        "-w", "-Werror", "-cl-std=CL1.1", "-cl-kernel-arg-info"}) {
+    INFO("options " << options);
+    cl_int err = CL_SUCCESS;
+    cl_program prog = build_program(ctx, kIota, err, options);
+    CHECK(err == CL_SUCCESS);
+    CL_REQUIRE(clReleaseProgram(prog));
+  }
+}
+
+namespace {
+
+// Every predefined macro of OpenCL C 1.2 (6.10) a kernel can report: each
+// int is the macro's value, or -1 where it is undefined.
+const char* kMacroReport = R"CLC(#line 7 "macro_report.cl"
+__kernel void report(__global int* r, __global char* file) {
+#ifdef __OPENCL_VERSION__
+  r[0] = __OPENCL_VERSION__;
+#else
+  r[0] = -1;
+#endif
+#ifdef __OPENCL_C_VERSION__
+  r[1] = __OPENCL_C_VERSION__;
+#else
+  r[1] = -1;
+#endif
+#ifdef CL_VERSION_1_0
+  r[2] = CL_VERSION_1_0;
+#else
+  r[2] = -1;
+#endif
+#ifdef CL_VERSION_1_1
+  r[3] = CL_VERSION_1_1;
+#else
+  r[3] = -1;
+#endif
+#ifdef CL_VERSION_1_2
+  r[4] = CL_VERSION_1_2;
+#else
+  r[4] = -1;
+#endif
+#ifdef __ENDIAN_LITTLE__
+  r[5] = __ENDIAN_LITTLE__;
+#else
+  r[5] = -1;
+#endif
+#ifdef __IMAGE_SUPPORT__
+  r[6] = __IMAGE_SUPPORT__;
+#else
+  r[6] = -1;
+#endif
+#ifdef __FAST_RELAXED_MATH__
+  r[7] = __FAST_RELAXED_MATH__;
+#else
+  r[7] = -1;
+#endif
+#ifdef __kernel_exec
+  r[8] = 1;
+#else
+  r[8] = -1;
+#endif
+  r[9] = __LINE__;
+  __constant char* f = __FILE__;
+  int i = 0;
+  for (; f[i] && i < 63; ++i) file[i] = f[i];
+  file[i] = 0;
+}
+)CLC";
+
+// major * 100 + minor * 10 of "<prefix>major.minor ...".
+int version_of(const std::string& text, const std::string& prefix) {
+  std::smatch m;
+  REQUIRE(std::regex_search(text, m, std::regex("^" + prefix + "(\\d+)\\.(\\d+)")));
+  return std::stoi(m[1]) * 100 + std::stoi(m[2]) * 10;
+}
+
+std::string device_string(cl_device_id d, cl_device_info what) {
+  size_t size = 0;
+  CL_REQUIRE(clGetDeviceInfo(d, what, 0, nullptr, &size));
+  std::string s(size, '\0');
+  CL_REQUIRE(clGetDeviceInfo(d, what, size, s.data(), nullptr));
+  return s.c_str();
+}
+
+}  // namespace
+
+TEST_CASE("the predefined macros of a native kernel agree with what the native device reports") {
+  Context ctx(native_devices());
+  cl_device_id native = native_devices()[0];
+  Queue q(ctx, native);
+  const int device_version = version_of(device_string(native, CL_DEVICE_VERSION), "OpenCL ");
+  const int c_version = version_of(device_string(native, CL_DEVICE_OPENCL_C_VERSION), "OpenCL C ");
+  cl_bool little = CL_FALSE, images = CL_TRUE;
+  CL_REQUIRE(clGetDeviceInfo(native, CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little, nullptr));
+  CL_REQUIRE(clGetDeviceInfo(native, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr));
+  // The line after "#line 7" is line 7.
+  const std::string src = kMacroReport;
+  const int line = 6 + static_cast<int>(std::count(src.begin(), src.begin() + src.find("r[9]"), '\n'));
+  struct Build {
+    const char* options;
+    int c_version;     // __OPENCL_C_VERSION__: -cl-std's, else the device's
+    int relaxed_math;  // __FAST_RELAXED_MATH__: 1 under -cl-fast-relaxed-math, else undefined
+  };
+  for (const Build& b : {Build{"", c_version, -1}, Build{"-cl-fast-relaxed-math", c_version, 1},
+                         Build{"-cl-std=CL1.1", 110, -1}, Build{"-cl-std=CL1.2", 120, -1}}) {
+    INFO("options '" << b.options << "'");
+    Program prog(ctx, kMacroReport, b.options);
+    Kernel k(prog, "report");
+    Mem r(ctx, CL_MEM_READ_WRITE, 10 * sizeof(int)), file(ctx, CL_MEM_READ_WRITE, 64);
+    set_args(k, r.m, file.m);
+    size_t one = 1;
+    launch(q, k, 1, &one, nullptr);
+    const std::vector<int> got = read_back<int>(q, r, 10);
+    const std::vector<int> want = {device_version, b.c_version, 100, 110, 120, little ? 1 : -1,
+                                   images ? 1 : -1, b.relaxed_math, 1, line};
+    CHECK(got == want);
+    CHECK(std::string(read_back<char>(q, file, 64).data()) == "macro_report.cl");
+  }
+}
+
+namespace {
+
+// The attributes of a CL_KERNEL_ATTRIBUTES string, each with its spaces
+// removed (the spec returns them as declared, space delimited; spacing
+// inside the parentheses is the implementation's).
+std::multiset<std::string> attribute_set(const std::string& s) {
+  std::multiset<std::string> out;
+  const std::regex one(R"(\w+\s*\([^)]*\))");
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), one); it != std::sregex_iterator(); ++it) {
+    std::string a = it->str();
+    a.erase(std::remove_if(a.begin(), a.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
+            a.end());
+    out.insert(a);
+  }
+  return out;
+}
+
+std::string kernel_attributes(cl_kernel k) {
+  size_t size = 0;
+  CL_REQUIRE(clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, 0, nullptr, &size));
+  std::string s(size, '\0');
+  CL_REQUIRE(clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, size, s.data(), nullptr));
+  return s.c_str();
+}
+
+}  // namespace
+
+TEST_CASE("CL_KERNEL_ATTRIBUTES of a native kernel lists vec_type_hint, reqd_work_group_size and work_group_size_hint as declared, as PoCL does") {
+  NativeAndPocl f;
+  // Each kernel's attributes, in declaration order.
+  const std::vector<std::vector<std::string>> kernels = {
+      {"vec_type_hint(float4)"},
+      {"vec_type_hint(uchar2)"},
+      {"vec_type_hint(char16)"},
+      {"vec_type_hint(ushort3)"},
+      {"vec_type_hint(short8)"},
+      {"vec_type_hint(uint)"},
+      {"vec_type_hint(int8)"},
+      {"vec_type_hint(ulong16)"},
+      {"vec_type_hint(long2)"},
+      {"vec_type_hint(double4)"},
+      {"work_group_size_hint(8,4,1)"},
+      {"reqd_work_group_size(16,2,1)"},
+      {"vec_type_hint(float2)", "reqd_work_group_size(4,1,1)"},
+      {"work_group_size_hint(2,2,2)", "vec_type_hint(uint8)"},
+      {"reqd_work_group_size(1,1,1)", "work_group_size_hint(1,1,1)"},
+      {"vec_type_hint(ulong4)", "work_group_size_hint(32,1,1)", "reqd_work_group_size(8,8,1)"},
+      {"work_group_size_hint(1,2,3)", "reqd_work_group_size(3,2,1)", "vec_type_hint(double16)"},
+  };
+  std::string src = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    for (const auto& a : kernels[i]) src += "__attribute__((" + a + "))\n";
+    src += "__kernel void k" + std::to_string(i) + "(__global int* out) { out[0] = 1; }\n";
+  }
+  // Each device's answer, from a context of that device alone.
+  auto attributes_on = [&](cl_device_id d) {
+    Context one(std::vector<cl_device_id>{d});
+    Program single(one, src);
+    std::vector<std::string> out;
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      Kernel k(single, ("k" + std::to_string(i)).c_str());
+      out.push_back(kernel_attributes(k));
+    }
+    return out;
+  };
+  const auto native = attributes_on(f.native), pocl = attributes_on(f.pocl);
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    INFO("kernel k" << i << ": native \"" << native[i] << "\", PoCL \"" << pocl[i] << "\"");
+    // The spec's form on the native device: exactly the declared attributes,
+    // space delimited, nothing else.
+    CHECK(attribute_set(native[i]) == std::multiset<std::string>(kernels[i].begin(), kernels[i].end()));
+    const std::string rest = std::regex_replace(native[i], std::regex(R"(\w+\s*\([^)]*\))"), "");
+    CHECK(rest.find_first_not_of(' ') == std::string::npos);
+    // PoCL spells them its own way ("__attribute__ ((vec_type_hint (float4)))"),
+    // and drops a scalar vec_type_hint: where it reports them, the same
+    // attributes appear in both answers with spaces removed.
+    std::string bare = pocl[i];
+    bare.erase(std::remove(bare.begin(), bare.end(), ' '), bare.end());
+    if (bare.empty()) continue;
+    for (const auto& a : kernels[i]) CHECK(bare.find(a) != std::string::npos);
+  }
+}
+
+namespace {
+
+// Builds prog for the whole context with `options` (REQUIREd to succeed)
+// and runs its one-work-item kernel "value" on each device: the int it
+// writes, native first.
+std::vector<int> build_and_run(NativeAndPocl& f, cl_program prog, const std::string& options) {
+  cl_int err = clBuildProgram(prog, 0, nullptr, options.c_str(), nullptr, nullptr);
+  INFO("options '" << options << "': native log " << build_log(prog, f.native) << ", PoCL log "
+                   << build_log(prog, f.pocl));
+  CL_REQUIRE(err);
+  std::vector<int> out;
+  for (auto [name, q] : f.queues()) {
+    Kernel k(prog, "value");
+    Mem m(f.ctx, CL_MEM_READ_WRITE, sizeof(int));
+    set_args(k, m.m);
+    size_t one = 1;
+    launch(q, k, 1, &one, nullptr);
+    out.push_back(read_back<int>(q, m, 1)[0]);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("rebuilding one program object with other -D or -I options rebuilds it on the native device, as on PoCL") {
+  NativeAndPocl f;
+  TempDir first, second;
+  auto header = [](const fs::path& dir, int value) {
+    std::FILE* h = std::fopen((dir / "included.h").c_str(), "w");
+    REQUIRE(h);
+    std::fprintf(h, "#define HEADER_VALUE %d\n", value);
+    std::fclose(h);
+  };
+  header(first.path, 12);
+  header(second.path, 42);
+  const std::string tag = fresh_source_tag();  // a source no earlier run cached
   cl_int err = CL_SUCCESS;
-  cl_program prog = build_program(ctx, kIota, err, "-DX=1 -cl-fast-relaxed-math -cl-std=CL1.2");
-  CHECK(err == CL_SUCCESS);
-  CL_REQUIRE(clReleaseProgram(prog));
+  auto source = [&](const std::string& body) {
+    std::string text = tag + body;
+    const char* p = text.c_str();
+    cl_program prog = clCreateProgramWithSource(f.ctx, 1, &p, nullptr, &err);
+    CL_REQUIRE(err);
+    return prog;
+  };
+  using Both = std::vector<int>;
+  SECTION("-D with another value") {
+    cl_program prog = source("__kernel void value(__global int* out) { out[0] = TEST_MACRO; }\n");
+    CHECK(build_and_run(f, prog, "-DTEST_MACRO=1") == Both{1, 1});
+    CHECK(build_and_run(f, prog, "-DTEST_MACRO=5") == Both{5, 5});
+    CL_REQUIRE(clReleaseProgram(prog));
+  }
+  SECTION("-D added") {
+    cl_program prog = source(
+        "__kernel void value(__global int* out) {\n#ifdef TEST_MACRO\n out[0] = 42;\n#else\n out[0] = 24;\n#endif\n}\n");
+    CHECK(build_and_run(f, prog, "") == Both{24, 24});
+    CHECK(build_and_run(f, prog, "-DTEST_MACRO") == Both{42, 42});
+    CL_REQUIRE(clReleaseProgram(prog));
+  }
+  SECTION("-I of another directory") {
+    cl_program prog = source(
+        "#include \"included.h\"\n__kernel void value(__global int* out) { out[0] = HEADER_VALUE; }\n");
+    CHECK(build_and_run(f, prog, "-I " + first.path.string()) == Both{12, 12});
+    CHECK(build_and_run(f, prog, "-I " + second.path.string()) == Both{42, 42});
+    // The same directory, its header edited.
+    header(second.path, 43);
+    CHECK(build_and_run(f, prog, "-I " + second.path.string()) == Both{43, 43});
+    CL_REQUIRE(clReleaseProgram(prog));
+  }
+  SECTION("-cl-denorms-are-zero, then none") {
+    // The option is a hint: a subnormal sum may flush to zero under it, but
+    // never once it is gone.
+    cl_program prog = source(
+        "__kernel void value(__global int* out) { volatile float x = 0x1p-149f; out[0] = as_int(x + x); }\n");
+    for (int v : build_and_run(f, prog, "-cl-denorms-are-zero")) CHECK((v == 0 || v == 2));
+    CHECK(build_and_run(f, prog, "") == Both{2, 2});
+    CL_REQUIRE(clReleaseProgram(prog));
+  }
 }

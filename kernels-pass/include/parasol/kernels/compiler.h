@@ -83,7 +83,9 @@ struct BuildResult {
 
 // Compiles OpenCL C source with OpenCL build options (-D, -I, -cl-std=,
 // -cl-fast-relaxed-math, -w, -Werror, ...). Thread-safe. Uses the on-disk
-// cache (see cache_directory()) unless PARASOL_NO_KERNEL_CACHE is set.
+// cache (see cache_directory()), keyed on the preprocessed source (included
+// headers' contents with it), the options and compiler_id(), unless
+// PARASOL_NO_KERNEL_CACHE is set.
 BuildResult build(std::string_view source, std::string_view options);
 
 // Build options as Parasol judges them, once for every device: the OpenCL
@@ -118,7 +120,8 @@ BuildResult load_binary(const unsigned char* data, std::size_t size);
 // $XDG_CACHE_HOME/parasol, else ~/.cache/parasol.
 std::string cache_directory();
 
-// Identifies the compiler build (LLVM version + Parasol version), part of the
+// Identifies the compiler build (Parasol's version, LLVM's, and hashes of
+// the built-in library and of kernels-pass's own sources), part of the
 // cache key and of every binary.
 std::string_view compiler_id();
 
