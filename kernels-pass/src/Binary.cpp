@@ -8,7 +8,12 @@ namespace parasol::kernels::detail {
 
 namespace {
 
-constexpr char kMagic[8] = {'P', 'R', 'S', 'L', 'K', 'B', 'I', '1'};
+// One magic per ImageKind: executable, compiled object, library.
+constexpr char kMagic[3][8] = {{'P', 'R', 'S', 'L', 'K', 'B', 'I', '1'},
+                               {'P', 'R', 'S', 'L', 'K', 'B', 'O', '1'},
+                               {'P', 'R', 'S', 'L', 'K', 'B', 'L', '1'}};
+
+const char* magic_of(ImageKind kind) { return kMagic[static_cast<int>(kind)]; }
 
 struct Writer {
   std::vector<unsigned char> out;
@@ -46,7 +51,7 @@ struct Reader {
 std::vector<unsigned char> serialise(const ProgramImage& img) {
   const HostTarget& h = host_target();
   Writer w;
-  w.out.insert(w.out.end(), kMagic, kMagic + 8);
+  w.out.insert(w.out.end(), magic_of(img.kind), magic_of(img.kind) + 8);
   w.str(compiler_id());
   w.str(h.cpu);
   w.str(h.features);
@@ -73,10 +78,13 @@ std::vector<unsigned char> serialise(const ProgramImage& img) {
 }
 
 bool deserialise(const unsigned char* data, std::size_t size, ProgramImage& img, std::string& log) {
-  if (!data || size < 8 || std::memcmp(data, kMagic, 8) != 0) {
+  int kind = 0;
+  while (kind < 3 && !(data && size >= 8 && std::memcmp(data, kMagic[kind], 8) == 0)) ++kind;
+  if (kind == 3) {
     log += "error: not a Parasol native CPU binary\n";
     return false;
   }
+  img.kind = static_cast<ImageKind>(kind);
   Reader r{data + 8, data + size};
   std::string id = r.str(), cpu = r.str(), features = r.str();
   const HostTarget& h = host_target();

@@ -1,16 +1,22 @@
-// The public API: build(), load_binary(), the on-disk cache.
+// The public API: build(), describe(), separate compilation (compile_object(),
+// link()), load_binary(), the on-disk cache.
 #include "Internal.h"
 #include "WorkGroupLowering.h"
 
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Linker/Linker.h>
 #include <llvm/Support/BLAKE3.h>
+#include <llvm/Support/Error.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/xxhash.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
@@ -215,25 +221,24 @@ bool supported_printf_formats(llvm::Module& m, std::string& log) {
   return ok;
 }
 
-BuildResult compile(std::string_view source, const FrontendOptions& fo) {
+// The rest of a build, from the front end's module: built-ins, lowering,
+// optimisation, machine code, loaded into the JIT.
+BuildResult finish(std::unique_ptr<llvm::Module> m, bool opt_disable, std::string log,
+                   PhaseTimer& timer) {
   BuildResult r;
-  PhaseTimer timer;
-  llvm::LLVMContext ctx;
-  auto m = run_frontend(ctx, source, fo, r.log, r.invalid_options);
-  timer.mark("frontend");
-  if (!m) return r;
+  r.log = std::move(log);
   if (!supported_arguments(collect_kernel_info(*m), r.log)) return r;
   if (!supported_printf_formats(*m, r.log)) return r;
   if (!link_builtins(*m, r.log)) return r;
   timer.mark("builtins");
   ProgramImage img;
   img.kernels = collect_kernel_info(*m);
-  auto tm = create_target_machine(!fo.opt_disable);
+  auto tm = create_target_machine(!opt_disable);
   if (!tm) {
     r.log += "error: no LLVM target for the host\n";
     return r;
   }
-  if (!optimise_module(*m, *tm, fo.opt_disable, r.log)) return r;
+  if (!optimise_module(*m, *tm, opt_disable, r.log)) return r;
   timer.mark("optimise");
   if (const char* dump = std::getenv("PARASOL_DUMP_IR")) {  // debugging aid
     std::error_code ec;
@@ -252,6 +257,23 @@ BuildResult compile(std::string_view source, const FrontendOptions& fo) {
   BuildResult out = from_image(std::move(img), std::move(binary), std::move(r.log));
   timer.mark("jit-load");
   return out;
+}
+
+BuildResult compile(std::string_view source, const FrontendOptions& fo) {
+  BuildResult r;
+  PhaseTimer timer;
+  llvm::LLVMContext ctx;
+  auto m = run_frontend(ctx, source, fo, r.log, r.invalid_options);
+  timer.mark("frontend");
+  if (!m) return r;
+  return finish(std::move(m), fo.opt_disable, std::move(r.log), timer);
+}
+
+std::vector<unsigned char> bitcode_of(const llvm::Module& m) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::WriteBitcodeToFile(m, os);
+  return std::vector<unsigned char>(buffer.begin(), buffer.end());
 }
 
 }  // namespace
@@ -341,7 +363,8 @@ OptionsCheck check_options(std::string_view options) {
   return c;
 }
 
-Description describe(std::string_view source, std::string_view options) {
+Description describe(std::string_view source, std::string_view options,
+                     const std::vector<Header>& headers) {
   Description d;
   FrontendOptions fo;
   if (!parse_build_options(options, fo, d.log)) {
@@ -349,6 +372,7 @@ Description describe(std::string_view source, std::string_view options) {
     return d;
   }
   fo.permissive = true;
+  for (const Header& h : headers) fo.headers.emplace_back(h.include_name, h.source);
   std::string ignored;
   bool refused = false;
   const std::string path = cache_path("descriptions", source, fo, options, ignored, refused);
@@ -370,9 +394,98 @@ Description describe(std::string_view source, std::string_view options) {
   return d;
 }
 
+BinaryKind binary_kind(const unsigned char* data, std::size_t size) {
+  ProgramImage img;
+  std::string ignored;
+  if (!deserialise(data, size, img, ignored)) return BinaryKind::Invalid;
+  switch (img.kind) {
+    case ImageKind::Executable: return BinaryKind::Executable;
+    case ImageKind::Object: return BinaryKind::Object;
+    case ImageKind::Library: return BinaryKind::Library;
+  }
+  return BinaryKind::Invalid;
+}
+
+ObjectResult compile_object(std::string_view source, std::string_view options,
+                            const std::vector<Header>& headers) {
+  ObjectResult r;
+  FrontendOptions fo;
+  if (!parse_build_options(options, fo, r.log)) {
+    r.invalid_options = true;
+    return r;
+  }
+  for (const auto& [option, extension] : fo.vendor_options) {
+    r.log += "error: compile option '" + option + "' belongs to " + extension +
+             ", which the Parasol native CPU device does not support\n";
+    r.invalid_options = true;
+  }
+  if (r.invalid_options) return r;
+  for (const Header& h : headers) fo.headers.emplace_back(h.include_name, h.source);
+  llvm::LLVMContext ctx;
+  auto m = run_frontend(ctx, source, fo, r.log, r.invalid_options);
+  if (!m) return r;
+  ProgramImage img;
+  img.kind = ImageKind::Object;
+  img.kernels = collect_kernel_info(*m);
+  img.object = bitcode_of(*m);
+  r.kernels = img.kernels;
+  r.binary = serialise(img);
+  return r;
+}
+
+LinkResult link(const std::vector<std::vector<unsigned char>>& inputs, bool create_library) {
+  LinkResult r;
+  PhaseTimer timer;
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> linked;
+  for (const auto& bytes : inputs) {
+    ProgramImage img;
+    if (!deserialise(bytes.data(), bytes.size(), img, r.log)) return r;
+    if (img.kind == ImageKind::Executable) {
+      r.log += "error: an input of the link is an executable, not a compiled object or library\n";
+      return r;
+    }
+    llvm::StringRef code(reinterpret_cast<const char*>(img.object.data()), img.object.size());
+    auto m = llvm::parseBitcodeFile(llvm::MemoryBufferRef(code, "input"), ctx);
+    if (!m) {
+      r.log += "error: unreadable compiled object: " + llvm::toString(m.takeError()) + "\n";
+      return r;
+    }
+    if (!linked) {
+      linked = std::move(*m);
+    } else if (llvm::Linker::linkModules(*linked, std::move(*m))) {
+      r.log += "error: the inputs define the same symbol more than once, or disagree on one\n";
+      return r;
+    }
+  }
+  if (!linked) {
+    r.log += "error: nothing to link\n";
+    return r;
+  }
+  timer.mark("link");
+  r.kernels = collect_kernel_info(*linked);
+  if (create_library) {
+    ProgramImage img;
+    img.kind = ImageKind::Library;
+    img.kernels = r.kernels;
+    img.object = bitcode_of(*linked);
+    r.library = serialise(img);
+    return r;
+  }
+  BuildResult built = finish(std::move(linked), false, std::move(r.log), timer);
+  r.program = std::move(built.program);
+  r.log = std::move(built.log);
+  return r;
+}
+
 BuildResult load_binary(const unsigned char* data, std::size_t size) {
   ProgramImage img;
   std::string log;
+  if (deserialise(data, size, img, log) && img.kind != ImageKind::Executable) {
+    BuildResult r;
+    r.log = "error: a compiled object or a library, not an executable: link it first\n";
+    return r;
+  }
   if (!deserialise(data, size, img, log)) {
     BuildResult r;
     r.log = std::move(log);

@@ -25,6 +25,8 @@ namespace parasol::kernels::detail {
 namespace {
 constexpr const char* kIncludeDir = "/parasol-builtin-include";
 constexpr const char* kInputName = "input.cl";
+// Where clCompileProgram's input headers are found (by their include names).
+constexpr const char* kHeaderDir = "/parasol-input-headers";
 
 // Splits the option string like a shell would, minus expansions.
 std::vector<std::string> split_options(std::string_view s) {
@@ -195,6 +197,10 @@ bool run_clang(std::string_view source, const FrontendOptions& opts, clang::Fron
       "+__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables,"
       "+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,"
       "+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices"};
+  if (!opts.headers.empty()) {
+    args.push_back("-I");
+    args.push_back(kHeaderDir);
+  }
   args.insert(args.end(), opts.cc1_args.begin(), opts.cc1_args.end());
   if (opts.permissive) {
     args.push_back("-cl-ext=+all");
@@ -240,6 +246,9 @@ bool run_clang(std::string_view source, const FrontendOptions& opts, clang::Fron
                    llvm::StringRef(parasol_opencl_c_base,
                                    parasol_opencl_c_base_end - parasol_opencl_c_base - 1),
                    "opencl-c-base.h", false));
+  for (const auto& [name, text] : opts.headers)
+    mem->addFile(std::string(kHeaderDir) + "/" + name, 0,
+                 llvm::MemoryBuffer::getMemBufferCopy(text, name));
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   overlay->pushOverlay(mem);
   ci.createFileManager(overlay);

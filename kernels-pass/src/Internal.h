@@ -26,6 +26,8 @@ struct FrontendOptions {
   // Options a vendor extension defines (option, extension): left to the
   // devices that report the extension, never given to Clang.
   std::vector<std::pair<std::string, std::string>> vendor_options;
+  // clCompileProgram's input headers: (include name, source).
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 // Parses OpenCL build options; false (with a log line) on an unknown one.
 bool parse_build_options(std::string_view options, FrontendOptions& out, std::string& log);
@@ -64,9 +66,14 @@ class JitImage {
 std::unique_ptr<JitImage> jit_load(const std::vector<unsigned char>& object, std::string& log);
 
 // What a program is, in serialisable form.
+// What a binary holds: an executable program (an ELF object ORC loads),
+// or, from separate compilation, the front end's module as LLVM bitcode (a
+// compiled object, or a library of them).
+enum class ImageKind { Executable, Object, Library };
 struct ProgramImage {
   std::vector<KernelInfo> kernels;
   std::vector<unsigned char> object;
+  ImageKind kind = ImageKind::Executable;
 };
 std::vector<unsigned char> serialise(const ProgramImage& img);
 bool deserialise(const unsigned char* data, std::size_t size, ProgramImage& img, std::string& log);

@@ -74,7 +74,7 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
   model_symbol_ = "parasol." + name_ + "." + hash;
   cl_int failure = CL_INVALID_PROGRAM_EXECUTABLE;
   for (auto& b : program->builds()) {
-    if (b.status != CL_BUILD_SUCCESS) continue;
+    if (!b.executable()) continue;
     if (b.device->is_native()) {
       if (auto nk = runtime::native::find_kernel(b.native, name_))
         native_.emplace_back(b.device, std::move(nk));

@@ -1,6 +1,7 @@
 #include "core/program.h"
 
-#include <deque>
+#include <algorithm>
+#include <atomic>
 #include <sstream>
 #include <thread>
 
@@ -50,7 +51,7 @@ Program::Program(Context* context, std::string source, cl_int& err)
 Program::Program(Context* context, const std::vector<Device*>& devices,
                  const std::vector<std::vector<unsigned char>>& binaries, cl_int* binary_status,
                  cl_int& err)
-    : context_(context) {
+    : context_(context), origin_(Origin::Binary) {
   err = CL_SUCCESS;
   for (size_t i = 0; i < devices.size(); ++i) {
     DeviceBuild b;
@@ -59,25 +60,42 @@ Program::Program(Context* context, const std::vector<Device*>& devices,
     size_t size = binaries[i].size();
     cl_int status = CL_SUCCESS, e = CL_SUCCESS;
     if (devices[i]->is_native()) {
-      b.native = runtime::native::load_binary(bin, size, b.log);
-      if (!b.native) e = status = CL_INVALID_BINARY;
+      switch (runtime::native::binary_kind(bin, size)) {
+        case runtime::native::BinaryKind::Object:
+        case runtime::native::BinaryKind::Library:
+          b.native_object = binaries[i];
+          b.binary_type = runtime::native::binary_kind(bin, size) == runtime::native::BinaryKind::Object
+                              ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
+                              : CL_PROGRAM_BINARY_TYPE_LIBRARY;
+          break;
+        default:
+          b.native = runtime::native::load_binary(bin, size, b.log);
+          if (!b.native) e = status = CL_INVALID_BINARY;
+          b.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+      }
     } else {
       cl_device_id vd = devices[i]->vendor();
       runtime::VendorLock lock = runtime::lock_vendor(devices[i]->worker());
       b.program.set_platform(devices[i]->worker().platform);
       b.program.reset(clCreateProgramWithBinary(devices[i]->worker().context, 1, &vd, &size,
                                                 &bin, &status, &e));
+      // The vendor tells an executable from a compiled object or a library.
+      if (e == CL_SUCCESS &&
+          clGetProgramBuildInfo(b.program.get(), vd, CL_PROGRAM_BINARY_TYPE, sizeof b.binary_type,
+                                &b.binary_type, nullptr) != CL_SUCCESS)
+        b.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
     }
-    if (e == CL_SUCCESS && status == CL_SUCCESS) {
-      b.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
-    } else {
+    if (e != CL_SUCCESS || status != CL_SUCCESS) {
       err = CL_INVALID_BINARY;
       if (status == CL_SUCCESS) status = CL_INVALID_BINARY;
+      b.binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
     }
     if (binary_status) binary_status[i] = status;
     builds_.push_back(std::move(b));
   }
 }
+
+Program::Program(Context* context, Linked) : context_(context), origin_(Origin::Linked) {}
 
 DeviceBuild* Program::build_for(const Device* d) {
   for (auto& b : builds_)
@@ -88,7 +106,7 @@ DeviceBuild* Program::build_for(const Device* d) {
 bool Program::built_anywhere() const {
   std::lock_guard lock(mutex_);
   for (const auto& b : builds_)
-    if (b.status == CL_BUILD_SUCCESS) return true;
+    if (b.executable()) return true;
   return false;
 }
 
@@ -107,8 +125,14 @@ std::string socl_device_define(const Device& d) {
   return std::string("-DSOCL_DEVICE_TYPE_") + name + " ";
 }
 
+// The options a device compiles with: the application's, after SOCL's
+// define under PARASOL_SOCL=1.
+std::string device_options(const Device& d, const std::string& options) {
+  return settings::socl() ? socl_device_define(d) + options : options;
+}
+
 // Options as Parasol judges them, the same way for every device: empty when
-// valid, else the reason (CL_INVALID_BUILD_OPTIONS).
+// valid, else the reason (CL_INVALID_BUILD_OPTIONS, CL_INVALID_COMPILER_OPTIONS).
 std::string refused_options(const std::vector<Device*>& devices, const std::string& options) {
   runtime::native::OptionsCheck check = runtime::native::check_options(options);
   if (!check.valid) return check.log;
@@ -116,105 +140,285 @@ std::string refused_options(const std::vector<Device*>& devices, const std::stri
   for (const auto& [option, extension] : check.vendor_options)
     for (const Device* d : devices)
       if (!d->has_vendor_extension(extension))
-        why += "error: build option '" + option + "' belongs to " + extension + ", which " +
+        why += "error: option '" + option + "' belongs to " + extension + ", which " +
                d->label() + " does not support\n";
   return why;
 }
 
+// Link options (OpenCL 1.2, 5.6.5.2 and 5.6.5.3), judged once for every
+// device: empty when valid, else the reason (CL_INVALID_LINKER_OPTIONS).
+std::string refused_link_options(const std::string& options, bool& create_library) {
+  static const char* const valid[] = {
+      "-create-library", "-enable-link-options", "-cl-denorms-are-zero", "-cl-no-signed-zeros",
+      "-cl-unsafe-math-optimizations", "-cl-finite-math-only", "-cl-fast-relaxed-math",
+      "-cl-no-subgroup-ifp"};
+  std::string why;
+  bool enable_link_options = false;
+  create_library = false;
+  std::istringstream words(options);
+  for (std::string w; words >> w;) {
+    if (std::find(std::begin(valid), std::end(valid), w) == std::end(valid))
+      why += "error: invalid link option '" + w + "'\n";
+    create_library |= w == "-create-library";
+    enable_link_options |= w == "-enable-link-options";
+  }
+  if (enable_link_options && !create_library)
+    why += "error: -enable-link-options is only valid with -create-library\n";
+  return why;
+}
+
+// Runs work(device) for every device at once, one thread each; the
+// devices' compilers are independent.
+template <typename Work>
+void for_each_device(const std::vector<Device*>& devices, Work work) {
+  std::vector<std::thread> threads;
+  for (Device* d : devices) threads.emplace_back([d, &work] { work(d); });
+  for (auto& t : threads) t.join();
+}
+
 }  // namespace
 
-cl_int Program::build(const std::vector<Device*>& devices, const std::string& options) {
-  {
-    std::lock_guard lock(mutex_);
-    if (building_ || attached_kernels.load() > 0) return CL_INVALID_OPERATION;
-    building_ = true;
-    for (Device* d : devices) build_for(d)->status = CL_BUILD_IN_PROGRESS;
+bool Program::begin(const std::vector<Device*>& devices) {
+  std::lock_guard lock(mutex_);
+  if (building_ || attached_kernels.load() > 0) return false;
+  building_ = true;
+  for (Device* d : devices) build_for(d)->status = CL_BUILD_IN_PROGRESS;
+  return true;
+}
+
+void Program::refuse(const std::vector<Device*>& devices, const std::string& options,
+                     const std::string& why) {
+  log::info("options \"", options, "\" refused:\n", why);
+  std::lock_guard lock(mutex_);
+  for (Device* d : devices) {
+    DeviceBuild* b = build_for(d);
+    b->status = CL_BUILD_ERROR;
+    b->options = options;
+    b->log = why;
+    b->binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
+    b->native.reset();
+    b->native_object.clear();
   }
-  if (std::string why = refused_options(devices, options); !why.empty()) {
-    log::info("build options \"", options, "\" refused:\n", why);
-    std::lock_guard lock(mutex_);
-    for (Device* d : devices) {
-      DeviceBuild* b = build_for(d);
-      b->status = CL_BUILD_ERROR;
-      b->options = options;
-      b->log = why;
-      b->binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
+  building_ = false;
+}
+
+void Program::end(runtime::native::Description description) {
+  std::lock_guard lock(mutex_);
+  building_ = false;
+  signatures_.clear();
+  if (description.parsed) {
+    signatures_ = std::move(description.kernels);
+    return;
+  }
+  for (const auto& b : builds_)
+    if (b.native && b.status == CL_BUILD_SUCCESS) {
+      signatures_ = runtime::native::signatures(*b.native);
+      return;
     }
-    building_ = false;
+}
+
+cl_int Program::build(const std::vector<Device*>& devices, const std::string& options) {
+  if (origin_ == Origin::Linked) return CL_INVALID_OPERATION;
+  if (origin_ == Origin::Binary)
+    for (Device* d : devices)
+      if (build_for(d)->binary_type != CL_PROGRAM_BINARY_TYPE_EXECUTABLE) return CL_INVALID_BINARY;
+  if (!begin(devices)) return CL_INVALID_OPERATION;
+  if (std::string why = refused_options(devices, options); !why.empty()) {
+    refuse(devices, options, why);
     return CL_INVALID_BUILD_OPTIONS;
   }
   // Vendors compile exactly the application's options (and SOCL's define
   // under PARASOL_SOCL=1); what Parasol needs to know of the kernels comes
   // from its own front end: from the native device's build when there is
   // one, else from a parse of its own beside the vendors' builds.
-  const bool socl = settings::socl();
-  std::vector<std::thread> threads;
-  std::deque<cl_int> vendor_errors;  // stable addresses, one per device
   bool native_in_build = false;
-  for (Device* d : devices) {
-    DeviceBuild* b = build_for(d);
-    native_in_build |= d->is_native();
-    cl_int* vendor_error = &vendor_errors.emplace_back(CL_SUCCESS);
-    std::string device_options = socl ? socl_device_define(*d) + options : options;
-    threads.emplace_back([b, device_options = std::move(device_options), &options, vendor_error,
-                          this] {
-      if (b->device->is_native()) {
-        // A program from source compiles at every build: its options, or
-        // the headers it includes, may have changed since the last one (the
-        // compiler's cache tells what is unchanged). One created from a
-        // binary is already executable.
-        bool invalid_options = false;
-        if (!from_binary())
-          b->native = runtime::native::build(source_, device_options, b->log, invalid_options);
-        if (invalid_options) *vendor_error = CL_INVALID_BUILD_OPTIONS;
-        b->options = options;
-        b->status = b->native ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
-        b->binary_type = b->native ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE : CL_PROGRAM_BINARY_TYPE_NONE;
-        if (!b->native) log::info("build failed on ", b->device->label(), ":\n", b->log);
-        return;
-      }
-      cl_device_id vd = b->device->vendor();
-      runtime::VendorLock lock = runtime::lock_vendor(b->device->worker());
-      cl_int e = clBuildProgram(b->program.get(), 1, &vd, device_options.c_str(), nullptr, nullptr);
-      *vendor_error = e;
-      std::string log = build_log(b->program.get(), vd);
-      lock = {};
-      b->options = options;
-      b->log = std::move(log);
-      b->status = e == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
-      b->binary_type = e == CL_SUCCESS ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE
-                                       : CL_PROGRAM_BINARY_TYPE_NONE;
-      if (e != CL_SUCCESS)
-        log::info("build failed on ", b->device->label(), " (error ", e, "):\n", b->log);
-    });
-  }
+  for (Device* d : devices) native_in_build |= d->is_native();
+  std::atomic<bool> refused_by_vendor{false};
   runtime::native::Description description;
-  if (!native_in_build && !from_binary()) {
-    description = runtime::native::describe(source_, options);
-    if (!description.parsed)
-      log::info("Parasol's front end could not read the program; its kernels' arguments are "
-                "asked of the vendors:\n", description.log);
-  }
-  for (auto& t : threads) t.join();
-  std::lock_guard lock(mutex_);
-  building_ = false;
-  signatures_.clear();
-  if (description.parsed) {
-    signatures_ = std::move(description.kernels);
-  } else {
-    for (const auto& b : builds_)
-      if (b.native && b.status == CL_BUILD_SUCCESS) {
-        signatures_ = runtime::native::signatures(*b.native);
-        break;
-      }
-  }
+  std::thread describe;
+  if (!native_in_build && origin_ == Origin::Source)
+    describe = std::thread([&] { description = runtime::native::describe(source_, options); });
+  for_each_device(devices, [&](Device* d) {
+    DeviceBuild* b = build_for(d);
+    const std::string compile_options = device_options(*d, options);
+    bool invalid = false;
+    if (d->is_native()) {
+      // A program from source compiles at every build: its options, or the
+      // headers it includes, may have changed since the last one (the
+      // compiler's cache tells what is unchanged). One created from a
+      // binary is already executable.
+      if (origin_ == Origin::Source)
+        b->native = runtime::native::build(source_, compile_options, b->log, invalid);
+      b->native_object.clear();
+      b->status = b->native ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+    } else {
+      cl_device_id vd = d->vendor();
+      runtime::VendorLock lock = runtime::lock_vendor(d->worker());
+      cl_int e = clBuildProgram(b->program.get(), 1, &vd, compile_options.c_str(), nullptr, nullptr);
+      b->log = build_log(b->program.get(), vd);
+      invalid = e == CL_INVALID_BUILD_OPTIONS;
+      b->status = e == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+    }
+    if (invalid) refused_by_vendor = true;
+    b->options = options;
+    b->binary_type = b->status == CL_BUILD_SUCCESS ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE
+                                                   : CL_PROGRAM_BINARY_TYPE_NONE;
+    if (b->status != CL_BUILD_SUCCESS) log::info("build failed on ", d->label(), ":\n", b->log);
+  });
+  if (describe.joinable()) describe.join();
+  if (!native_in_build && origin_ == Origin::Source && !description.parsed)
+    log::info("Parasol's front end could not read the program; its kernels' arguments are "
+              "asked of the vendors:\n", description.log);
+  end(std::move(description));
   // A vendor refusing the options Parasol let through (without Parasol's
   // compiler, the vendors are the judges) means they are invalid.
-  for (cl_int e : vendor_errors)
-    if (e == CL_INVALID_BUILD_OPTIONS) return CL_INVALID_BUILD_OPTIONS;
+  if (refused_by_vendor) return CL_INVALID_BUILD_OPTIONS;
   for (Device* d : devices)
     if (build_for(d)->status != CL_BUILD_SUCCESS) return CL_BUILD_PROGRAM_FAILURE;
   return CL_SUCCESS;
+}
+
+cl_int Program::compile(const std::vector<Device*>& devices, const std::string& options,
+                        const std::vector<Header>& headers) {
+  if (origin_ != Origin::Source) return CL_INVALID_OPERATION;
+  if (!begin(devices)) return CL_INVALID_OPERATION;
+  if (std::string why = refused_options(devices, options); !why.empty()) {
+    refuse(devices, options, why);
+    return CL_INVALID_COMPILER_OPTIONS;
+  }
+  runtime::native::Headers header_sources;
+  std::vector<const char*> include_names;
+  for (const auto& [name, program] : headers) {
+    header_sources.emplace_back(name, program->source());
+    include_names.push_back(name.c_str());
+  }
+  bool native_in_build = false;
+  for (Device* d : devices) native_in_build |= d->is_native();
+  std::atomic<bool> refused_by_vendor{false};
+  runtime::native::Description description;
+  std::thread describe;
+  if (!native_in_build)
+    describe = std::thread(
+        [&] { description = runtime::native::describe(source_, options, header_sources); });
+  runtime::native::Description native_description;  // the native device's compile
+  for_each_device(devices, [&](Device* d) {
+    DeviceBuild* b = build_for(d);
+    const std::string compile_options = device_options(*d, options);
+    bool invalid = false;
+    b->native.reset();
+    if (d->is_native()) {
+      runtime::native::Compiled c =
+          runtime::native::compile_object(source_, compile_options, header_sources);
+      b->native_object = std::move(c.object);
+      b->log = std::move(c.log);
+      invalid = c.invalid_options;
+      b->status = b->native_object.empty() ? CL_BUILD_ERROR : CL_BUILD_SUCCESS;
+      native_description.parsed = b->status == CL_BUILD_SUCCESS;
+      native_description.kernels = std::move(c.kernels);
+    } else {
+      std::vector<cl_program> vendor_headers;
+      for (const auto& h : headers) vendor_headers.push_back(h.second->build_for(d)->program.get());
+      cl_device_id vd = d->vendor();
+      runtime::VendorLock lock = runtime::lock_vendor(d->worker());
+      cl_int e = clCompileProgram(b->program.get(), 1, &vd, compile_options.c_str(),
+                                  static_cast<cl_uint>(vendor_headers.size()),
+                                  vendor_headers.empty() ? nullptr : vendor_headers.data(),
+                                  include_names.empty() ? nullptr : include_names.data(), nullptr,
+                                  nullptr);
+      b->log = build_log(b->program.get(), vd);
+      invalid = e == CL_INVALID_COMPILER_OPTIONS || e == CL_INVALID_BUILD_OPTIONS;
+      b->status = e == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+    }
+    if (invalid) refused_by_vendor = true;
+    b->options = options;
+    b->binary_type = b->status == CL_BUILD_SUCCESS ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
+                                                   : CL_PROGRAM_BINARY_TYPE_NONE;
+    if (b->status != CL_BUILD_SUCCESS) log::info("compile failed on ", d->label(), ":\n", b->log);
+  });
+  if (describe.joinable()) describe.join();
+  end(std::move(native_in_build ? native_description : description));
+  if (refused_by_vendor) return CL_INVALID_COMPILER_OPTIONS;
+  for (Device* d : devices)
+    if (build_for(d)->status != CL_BUILD_SUCCESS) return CL_COMPILE_PROGRAM_FAILURE;
+  return CL_SUCCESS;
+}
+
+Program* Program::link(Context* context, const std::vector<Device*>& devices,
+                       const std::string& options, const std::vector<Program*>& inputs,
+                       cl_int& err) {
+  bool create_library = false;
+  if (std::string why = refused_link_options(options, create_library); !why.empty()) {
+    log::info("link options \"", options, "\" refused:\n", why);
+    err = CL_INVALID_LINKER_OPTIONS;
+    return nullptr;
+  }
+  // Per device: every input has a compiled object or library for it (it is
+  // linked), or none has (it gets nothing).
+  // (A binary type is only set by a successful compile, link or binary.)
+  auto linkable = [](const DeviceBuild* b) {
+    return b && (b->binary_type == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT ||
+                 b->binary_type == CL_PROGRAM_BINARY_TYPE_LIBRARY);
+  };
+  std::vector<Device*> linked;
+  for (Device* d : devices) {
+    std::size_t with = 0;
+    for (Program* in : inputs) with += linkable(in->build_for(d));
+    if (with == inputs.size()) linked.push_back(d);
+    else if (with != 0) {
+      log::info("clLinkProgram: some inputs have a compiled object or library for ", d->label(),
+                ", others not");
+      err = CL_INVALID_OPERATION;
+      return nullptr;
+    }
+  }
+  auto* p = create<Program>(context, Linked{});
+  for (Device* d : devices) {
+    DeviceBuild b;
+    b.device = d;
+    b.options = options;
+    p->builds_.push_back(std::move(b));
+  }
+  for_each_device(linked, [&](Device* d) {
+    DeviceBuild* b = p->build_for(d);
+    if (d->is_native()) {
+      std::vector<std::vector<unsigned char>> objects;
+      for (Program* in : inputs) objects.push_back(in->build_for(d)->native_object);
+      runtime::native::Linked l = runtime::native::link(objects, create_library);
+      b->native = std::move(l.program);
+      b->native_object = std::move(l.library);
+      b->log = std::move(l.log);
+      b->status = b->native || !b->native_object.empty() ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+    } else {
+      std::vector<cl_program> vendor_inputs;
+      for (Program* in : inputs) vendor_inputs.push_back(in->build_for(d)->program.get());
+      cl_device_id vd = d->vendor();
+      runtime::VendorLock lock = runtime::lock_vendor(d->worker());
+      cl_int e = CL_SUCCESS;
+      b->program.set_platform(d->worker().platform);
+      b->program.reset(clLinkProgram(d->worker().context, 1, &vd, options.c_str(),
+                                     static_cast<cl_uint>(vendor_inputs.size()),
+                                     vendor_inputs.data(), nullptr, nullptr, &e));
+      if (b->program) b->log = build_log(b->program.get(), vd);
+      b->status = e == CL_SUCCESS && b->program ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+      if (!b->program) b->log += "error: the vendor's clLinkProgram failed (error " + std::to_string(e) + ")";
+    }
+    b->binary_type = b->status != CL_BUILD_SUCCESS ? CL_PROGRAM_BINARY_TYPE_NONE
+                     : create_library                ? CL_PROGRAM_BINARY_TYPE_LIBRARY
+                                                     : CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+    if (b->status != CL_BUILD_SUCCESS) log::info("link failed on ", d->label(), ":\n", b->log);
+  });
+  // The linked kernels are the inputs' (the first input naming one wins).
+  for (Program* in : inputs) {
+    std::lock_guard lock(in->mutex_);
+    for (const KernelSignature& s : in->signatures_)
+      if (std::none_of(p->signatures_.begin(), p->signatures_.end(),
+                       [&](const KernelSignature& t) { return t.name == s.name; }))
+        p->signatures_.push_back(s);
+  }
+  err = CL_SUCCESS;
+  for (Device* d : linked)
+    if (p->build_for(d)->status != CL_BUILD_SUCCESS) err = CL_LINK_PROGRAM_FAILURE;
+  return p;
 }
 
 const KernelSignature* Program::signature(const std::string& kernel) const {
@@ -227,8 +431,7 @@ const KernelSignature* Program::signature(const std::string& kernel) const {
 std::vector<std::string> Program::kernel_names() const {
   std::lock_guard lock(mutex_);
   for (const auto& b : builds_) {
-    if (b.status != CL_BUILD_SUCCESS && b.binary_type != CL_PROGRAM_BINARY_TYPE_EXECUTABLE)
-      continue;
+    if (!b.executable()) continue;
     if (b.native) return runtime::native::kernel_names(*b.native);
     size_t size = 0;
     runtime::VendorLock vendor_lock = runtime::lock_vendor(b.device->worker());
@@ -246,6 +449,7 @@ std::vector<std::string> Program::kernel_names() const {
 }
 
 std::vector<unsigned char> Program::binary(const DeviceBuild& b) const {
+  if (!b.native_object.empty()) return b.native_object;
   if (b.native) return runtime::native::binary(*b.native);
   size_t size = 0;
   if (!b.program ||

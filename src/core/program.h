@@ -1,9 +1,13 @@
 // A program: one vendor program per device of its context, each built with
-// that vendor's compiler. Build status, options and log are per device.
+// that vendor's compiler (the native device: kernels-pass). Build status,
+// options and log are per device. A program is built whole (clBuildProgram),
+// or compiled (clCompileProgram) into compiled objects that clLinkProgram
+// links into a new program: an executable or a library.
 #pragma once
 
 #include <atomic>
 #include <mutex>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -23,6 +27,11 @@ struct DeviceBuild {
   std::string options;
   std::string log;
   cl_program_binary_type binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
+  std::vector<unsigned char> native_object;  // the native device's compiled object or library
+  // An executable that kernels can be made of.
+  bool executable() const {
+    return status == CL_BUILD_SUCCESS && binary_type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+  }
 };
 
 class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
@@ -34,15 +43,37 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
           const std::vector<std::vector<unsigned char>>& binaries, cl_int* binary_status,
           cl_int& err);
 
+  // Linked by clLinkProgram: see link().
+  struct Linked {};
+  Program(Context* context, Linked);
+
   Context* context() const { return context_.get(); }
   const std::string& source() const { return source_; }
-  bool from_binary() const { return source_.empty(); }
+  enum class Origin { Source, Binary, Linked };
+  Origin origin() const { return origin_; }
 
   // Builds for each listed device (in parallel, one thread per device).
-  // CL_INVALID_BUILD_OPTIONS if a vendor refused the options,
+  // CL_INVALID_BUILD_OPTIONS if Parasol or a vendor refused the options,
   // CL_BUILD_PROGRAM_FAILURE if any failed; CL_INVALID_OPERATION if a build
-  // is running or kernels are attached.
+  // is running, kernels are attached or the program was linked;
+  // CL_INVALID_BINARY if a binary is not an executable.
   cl_int build(const std::vector<Device*>& devices, const std::string& options);
+  // Compiles the source for each listed device into a compiled object, with
+  // clCompileProgram's input headers (include name, a program from source of
+  // this context). CL_INVALID_COMPILER_OPTIONS, CL_COMPILE_PROGRAM_FAILURE,
+  // CL_INVALID_OPERATION as build().
+  using Header = std::pair<std::string, Program*>;
+  cl_int compile(const std::vector<Device*>& devices, const std::string& options,
+                 const std::vector<Header>& headers);
+  // Links inputs (programs with compiled objects or libraries) into a new
+  // program for devices: an executable, or a library with -create-library.
+  // A device for which no input has a compiled object or library gets
+  // nothing; one for which only some have them makes the link
+  // CL_INVALID_OPERATION (null). err: CL_SUCCESS, CL_INVALID_LINKER_OPTIONS,
+  // or CL_LINK_PROGRAM_FAILURE with the program (its logs say why).
+  static Program* link(Context* context, const std::vector<Device*>& devices,
+                       const std::string& options, const std::vector<Program*>& inputs,
+                       cl_int& err);
 
   std::vector<DeviceBuild>& builds() { return builds_; }
   // A kernel's arguments as Parasol's own front end read them at the last
@@ -50,6 +81,7 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
   // the vendors are asked then. Stable while kernels are attached.
   const KernelSignature* signature(const std::string& kernel) const;
   DeviceBuild* build_for(const Device* d);
+  // Whether some device has an executable (kernels can be made).
   bool built_anywhere() const;
   // Kernel names of the built program, from the first device built.
   std::vector<std::string> kernel_names() const;
@@ -59,8 +91,18 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
   std::atomic<int> attached_kernels{0};
 
  private:
+  // Marks the devices' builds in progress; false if one runs already, or
+  // kernels are attached.
+  bool begin(const std::vector<Device*>& devices);
+  // Every listed device's outcome is the refusal of its options.
+  void refuse(const std::vector<Device*>& devices, const std::string& options,
+              const std::string& why);
+  // After the devices' work: the signatures, the end of the build.
+  void end(runtime::native::Description description);
+
   Ref<Context> context_;
   std::string source_;
+  Origin origin_ = Origin::Source;
   std::vector<DeviceBuild> builds_;
   mutable std::mutex mutex_;
   bool building_ = false;

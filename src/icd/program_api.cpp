@@ -9,6 +9,7 @@
 #include "icd/api.h"
 #include "icd/info_out.h"
 #include "icd/validate.h"
+#include "util/log.h"
 
 namespace parasol::icd {
 namespace {
@@ -129,22 +130,87 @@ cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices,
   return CL_SUCCESS;
 }
 
-cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint, const cl_device_id*,
-                                    const char*, cl_uint, const cl_program*, const char**,
-                                    void(CL_CALLBACK*)(cl_program, void*), void*) {
-  PARASOL_REFUSE_IF(!checked<Program>(program), CL_INVALID_PROGRAM, "not a live Parasol program");
-  return refuse(__func__, CL_COMPILER_NOT_AVAILABLE,
-                "separate compilation is not available yet; use clBuildProgram");
+cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num_devices,
+                                    const cl_device_id* device_list, const char* options,
+                                    cl_uint num_input_headers, const cl_program* input_headers,
+                                    const char** header_include_names,
+                                    void(CL_CALLBACK* pfn_notify)(cl_program, void*),
+                                    void* user_data) {
+  auto* p = checked<Program>(program);
+  PARASOL_REFUSE_IF(!p, CL_INVALID_PROGRAM, "not a live Parasol program");
+  PARASOL_REFUSE_IF(!pfn_notify && user_data, CL_INVALID_VALUE, "user_data without pfn_notify");
+  PARASOL_REFUSE_IF(num_input_headers == 0 && (input_headers || header_include_names),
+                    CL_INVALID_VALUE, "input headers given but num_input_headers is 0");
+  PARASOL_REFUSE_IF(num_input_headers > 0 && (!input_headers || !header_include_names),
+                    CL_INVALID_VALUE, "num_input_headers is ", num_input_headers,
+                    " but input_headers or header_include_names is null");
+  std::vector<Device*> devices;
+  if (cl_int err = resolve_devices(__func__, *p, num_devices, device_list, devices)) return err;
+  std::vector<Program::Header> headers;
+  for (cl_uint i = 0; i < num_input_headers; ++i) {
+    auto* h = checked<Program>(input_headers[i]);
+    PARASOL_REFUSE_IF(!h || h->context() != p->context(), CL_INVALID_PROGRAM, "input_headers[",
+                      i, "] is not a live program of the program's context");
+    PARASOL_REFUSE_IF(h->origin() != Program::Origin::Source, CL_INVALID_OPERATION,
+                      "input_headers[", i, "] was not created from source");
+    PARASOL_REFUSE_IF(!header_include_names[i], CL_INVALID_VALUE, "header_include_names[", i,
+                      "] is null");
+    headers.emplace_back(header_include_names[i], h);
+  }
+  PARASOL_REFUSE_IF(p->origin() != Program::Origin::Source, CL_INVALID_OPERATION,
+                    "the program has no source to compile");
+  cl_int err = p->compile(devices, options ? options : "", headers);
+  PARASOL_REFUSE_IF(err == CL_INVALID_OPERATION, err,
+                    "a build is in progress or kernels are attached to the program");
+  if (pfn_notify) pfn_notify(program, user_data);
+  if (err != CL_SUCCESS) return refuse(__func__, err, "see the per-device build logs");
+  return CL_SUCCESS;
 }
 
-cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint, const cl_device_id*,
-                                     const char*, cl_uint, const cl_program*,
-                                     void(CL_CALLBACK*)(cl_program, void*), void*,
-                                     cl_int* errcode_ret) {
+cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint num_devices,
+                                     const cl_device_id* device_list, const char* options,
+                                     cl_uint num_input_programs, const cl_program* input_programs,
+                                     void(CL_CALLBACK* pfn_notify)(cl_program, void*),
+                                     void* user_data, cl_int* errcode_ret) {
   return produce<cl_program>(errcode_ret, [&]() -> Produced<cl_program> {
-    PARASOL_REFUSE_IF(!checked<Context>(context), CL_INVALID_CONTEXT, "not a live Parasol context");
-    return refuse(__func__, CL_LINKER_NOT_AVAILABLE,
-                  "separate linking is not available yet; use clBuildProgram");
+    auto* ctx = checked<Context>(context);
+    PARASOL_REFUSE_IF(!ctx, CL_INVALID_CONTEXT, "not a live Parasol context");
+    PARASOL_REFUSE_IF((num_devices > 0) != (device_list != nullptr), CL_INVALID_VALUE,
+                      "num_devices and device_list disagree");
+    PARASOL_REFUSE_IF(num_input_programs == 0 || !input_programs, CL_INVALID_VALUE,
+                      "no input programs");
+    PARASOL_REFUSE_IF(!pfn_notify && user_data, CL_INVALID_VALUE, "user_data without pfn_notify");
+    std::vector<Device*> devices;
+    if (device_list) {
+      for (cl_uint i = 0; i < num_devices; ++i) {
+        auto* d = checked<Device>(device_list[i]);
+        PARASOL_REFUSE_IF(!d || !ctx->has_device(d), CL_INVALID_DEVICE, "device_list[", i,
+                          "] is not a device of the context");
+        devices.push_back(d);
+      }
+    } else {
+      devices = ctx->devices();
+    }
+    std::vector<Program*> inputs;
+    for (cl_uint i = 0; i < num_input_programs; ++i) {
+      auto* in = checked<Program>(input_programs[i]);
+      PARASOL_REFUSE_IF(!in || in->context() != ctx, CL_INVALID_PROGRAM, "input_programs[", i,
+                        "] is not a live program of the context");
+      inputs.push_back(in);
+    }
+    cl_int err = CL_SUCCESS;
+    Program* p = Program::link(ctx, devices, options ? options : "", inputs, err);
+    if (!p) return refuse(__func__, err, err == CL_INVALID_LINKER_OPTIONS
+                                             ? "invalid link options"
+                                             : "the inputs' compiled objects do not cover the "
+                                               "same devices");
+    if (pfn_notify) pfn_notify(p->handle(), user_data);
+    if (err != CL_SUCCESS) {
+      // The program is returned all the same: its build logs say why.
+      log::info("clLinkProgram: the link failed on a device (", err, "); see its build log");
+      return Produced<cl_program>(p->handle(), err);
+    }
+    return p->handle();
   });
 }
 

@@ -62,6 +62,9 @@ template <typename H>
 struct Produced {
   Produced(H v) : value(v) {}
   Produced(cl_int e) : error(e) {}
+  // A handle given out with an error all the same (clLinkProgram's
+  // CL_LINK_PROGRAM_FAILURE: the program holds the logs).
+  Produced(H v, cl_int e) : value(v), error(e) {}
   H value = nullptr;
   cl_int error = CL_SUCCESS;
 };
@@ -70,7 +73,7 @@ template <typename H, typename Body>
 H produce(cl_int* errcode_ret, Body&& body) {
   Produced<H> r = body();
   if (errcode_ret) *errcode_ret = r.error;
-  return r.error == CL_SUCCESS ? r.value : nullptr;
+  return r.value;  // null but where an error comes with a handle
 }
 
 // An enqueue's resolved wait list: in place for the usual few (a chain's

@@ -55,13 +55,59 @@ OptionsCheck check_options(const std::string& options) {
   return {c.valid, std::move(c.log), std::move(c.vendor_options)};
 }
 
-Description describe(const std::string& source, const std::string& options) {
-  kernels::Description d = kernels::describe(source, options);
+namespace {
+
+std::vector<kernels::Header> to_headers(const Headers& headers) {
+  std::vector<kernels::Header> out;
+  for (const auto& [name, source] : headers) out.push_back({name, source});
+  return out;
+}
+
+std::vector<core::KernelSignature> to_signatures(const std::vector<kernels::KernelInfo>& infos) {
+  std::vector<core::KernelSignature> out;
+  for (const auto& k : infos) out.push_back({k.name, to_arg_info(k.args)});
+  return out;
+}
+
+}  // namespace
+
+Description describe(const std::string& source, const std::string& options,
+                     const Headers& headers) {
+  kernels::Description d = kernels::describe(source, options, to_headers(headers));
   Description out;
   out.parsed = d.parsed;
   out.invalid_options = d.invalid_options;
   out.log = std::move(d.log);
-  for (const auto& k : d.kernels) out.kernels.push_back({k.name, to_arg_info(k.args)});
+  out.kernels = to_signatures(d.kernels);
+  return out;
+}
+
+BinaryKind binary_kind(const unsigned char* data, std::size_t size) {
+  switch (kernels::binary_kind(data, size)) {
+    case kernels::BinaryKind::Executable: return BinaryKind::Executable;
+    case kernels::BinaryKind::Object: return BinaryKind::Object;
+    case kernels::BinaryKind::Library: return BinaryKind::Library;
+    case kernels::BinaryKind::Invalid: break;
+  }
+  return BinaryKind::Invalid;
+}
+
+Compiled compile_object(const std::string& source, const std::string& options,
+                        const Headers& headers) {
+  kernels::ObjectResult r = kernels::compile_object(source, options, to_headers(headers));
+  return {std::move(r.binary), to_signatures(r.kernels), std::move(r.log), r.invalid_options};
+}
+
+Linked link(const std::vector<std::vector<unsigned char>>& inputs, bool create_library) {
+  kernels::LinkResult r = kernels::link(inputs, create_library);
+  Linked out;
+  out.kernels = to_signatures(r.kernels);
+  out.log = std::move(r.log);
+  out.library = std::move(r.library);
+  if (r.program) {
+    out.program = std::make_shared<NativeProgram>();
+    out.program->compiled = std::move(r.program);
+  }
   return out;
 }
 
@@ -95,9 +141,7 @@ std::vector<std::string> kernel_names(const NativeProgram& program) {
 }
 
 std::vector<core::KernelSignature> signatures(const NativeProgram& program) {
-  std::vector<core::KernelSignature> out;
-  for (const auto& k : program.compiled->kernels()) out.push_back({k.name, to_arg_info(k.args)});
-  return out;
+  return to_signatures(program.compiled->kernels());
 }
 
 std::shared_ptr<NativeKernel> find_kernel(const std::shared_ptr<NativeProgram>& program,

@@ -21,6 +21,9 @@ namespace parasol::runtime::native {
 
 bool available();
 
+struct NativeProgram;  // a compiled program (opaque outside native/)
+struct NativeKernel;   // one kernel's entry point and metadata
+
 // Whether Parasol was built with its own compiler (PARASOL_NATIVE_CPU=ON),
 // which also judges build options and reads every program's kernels.
 bool has_compiler();
@@ -46,10 +49,31 @@ struct Description {
   std::string log;
   std::vector<core::KernelSignature> kernels;
 };
-Description describe(const std::string& source, const std::string& options);
+// headers: clCompileProgram's input headers (include name, source).
+using Headers = std::vector<std::pair<std::string, std::string>>;
+Description describe(const std::string& source, const std::string& options,
+                     const Headers& headers = {});
 
-struct NativeProgram;  // a compiled program (opaque outside native/)
-struct NativeKernel;   // one kernel's entry point and metadata
+// Separate compilation on the native device: a compiled object or a library
+// is kept as its binary (what CL_PROGRAM_BINARIES gives).
+enum class BinaryKind { Executable, Object, Library, Invalid };
+BinaryKind binary_kind(const unsigned char* data, std::size_t size);
+struct Compiled {
+  std::vector<unsigned char> object;  // empty when the compile failed
+  std::vector<core::KernelSignature> kernels;
+  std::string log;
+  bool invalid_options = false;
+};
+Compiled compile_object(const std::string& source, const std::string& options,
+                        const Headers& headers);
+struct Linked {
+  std::shared_ptr<NativeProgram> program;  // the executable (null for a library)
+  std::vector<unsigned char> library;      // create_library
+  std::vector<core::KernelSignature> kernels;
+  std::string log;
+};
+Linked link(const std::vector<std::vector<unsigned char>>& inputs, bool create_library);
+
 
 // Null when the build failed; invalid_options tells refused options
 // (CL_INVALID_BUILD_OPTIONS) from a failed compile.

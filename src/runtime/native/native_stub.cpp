@@ -8,10 +8,19 @@ namespace parasol::runtime::native {
 bool available() { return false; }
 bool has_compiler() { return false; }
 OptionsCheck check_options(const std::string&) { return {}; }
-Description describe(const std::string&, const std::string&) {
+Description describe(const std::string&, const std::string&, const Headers&) {
   Description d;
   d.log = "Parasol was built without its own compiler";
   return d;
+}
+BinaryKind binary_kind(const unsigned char*, std::size_t) { return BinaryKind::Invalid; }
+Compiled compile_object(const std::string&, const std::string&, const Headers&) {
+  return {{}, {}, "Parasol was built without its native CPU compiler", false};
+}
+Linked link(const std::vector<std::vector<unsigned char>>&, bool) {
+  Linked l;
+  l.log = "Parasol was built without its native CPU compiler";
+  return l;
 }
 std::shared_ptr<NativeProgram> build(const std::string&, const std::string&, std::string& log,
                                      bool& invalid_options) {

@@ -110,7 +110,43 @@ struct Description {
   bool invalid_options = false;     // the build options were refused
   std::string log;
 };
-Description describe(std::string_view source, std::string_view options);
+struct Header;
+// headers: clCompileProgram's input headers, for a program compiled apart.
+Description describe(std::string_view source, std::string_view options,
+                     const std::vector<Header>& headers);
+
+// Separate compilation (clCompileProgram, clLinkProgram). A compiled object
+// or a library is the front end's module as LLVM bitcode with its kernels'
+// descriptions, in a binary of its own kind: linking finishes the work
+// build() does after the front end.
+enum class BinaryKind { Executable, Object, Library, Invalid };
+BinaryKind binary_kind(const unsigned char* data, std::size_t size);
+
+struct Header {
+  std::string include_name;  // as #include names it
+  std::string source;
+};
+struct ObjectResult {
+  std::vector<unsigned char> binary;  // empty when the compile failed
+  std::vector<KernelInfo> kernels;
+  std::string log;
+  bool invalid_options = false;
+};
+// Compiles to a compiled object (compile options: those of build()).
+ObjectResult compile_object(std::string_view source, std::string_view options,
+                            const std::vector<Header>& headers);
+
+struct LinkResult {
+  std::unique_ptr<CompiledProgram> program;  // the executable (null for a library)
+  std::vector<unsigned char> library;        // with create_library
+  std::vector<KernelInfo> kernels;
+  std::string log;
+  bool ok() const { return program || !library.empty(); }
+};
+// Links compiled objects and libraries (binaries of compile_object() or of
+// a library link) into an executable, or into a library. The caller judges
+// the link options: this device applies math options when it compiles.
+LinkResult link(const std::vector<std::vector<unsigned char>>& inputs, bool create_library);
 
 // Re-creates a program from CompiledProgram::binary(); fails with a log line
 // for a binary of another CPU or compiler version.
