@@ -25,8 +25,8 @@ enum class ArgKind {
   GlobalPointer,  // __global T*: args[i] points to a void* holding the data pointer
   ConstantPointer,// __constant T*: same as GlobalPointer
   LocalPointer,   // __local T*: args[i] points to a void* to per-work-group scratch
-  Sampler,
-  Image,
+  Sampler,        // see ImageDesc: args[i] points to a slot holding the CLK_* bits
+  Image,          // args[i] points to a slot holding an ImageDesc*
 };
 
 struct ArgInfo {
@@ -47,6 +47,26 @@ struct KernelInfo {
   std::size_t private_bytes = 0;        // per work-item, for CL_KERNEL_PRIVATE_MEM_SIZE
   std::string attributes;               // CL_KERNEL_ATTRIBUTES
 };
+
+// An image argument, as the native device's kernels read it: args[i]
+// points to a slot holding this descriptor's address (the value an image
+// type has in kernel code). Pixels are packed: x fastest, then rows
+// (row_pitch bytes apart), then slices or array layers (slice_pitch apart;
+// a 1D image array's layers are rows).
+struct ImageDesc {
+  void* data = nullptr;                 // the first pixel, in main RAM
+  std::uint64_t width = 1, height = 1, depth = 1;  // pixels; 1 where the type has no such axis
+  std::uint64_t array_size = 0;         // layers of an image array, 0 otherwise
+  std::uint64_t row_pitch = 0, slice_pitch = 0;  // bytes
+  std::uint32_t channel_order = 0;      // cl_channel_order
+  std::uint32_t channel_data_type = 0;  // cl_channel_type
+  std::uint32_t element_size = 0;       // bytes a pixel takes
+  std::uint32_t image_type = 0;         // cl_mem_object_type
+};
+// A sampler argument: args[i] points to a pointer-sized slot holding the
+// sampler's CLK_* bits (normalized coordinates | addressing mode | filter
+// mode), the value sampler_t has in kernel code, as for a sampler declared
+// in the program.
 
 // Geometry of one launch, shared by every work-group of it.
 struct NDRange {
