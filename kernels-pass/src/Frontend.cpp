@@ -84,8 +84,8 @@ bool parse_build_options(std::string_view options, FrontendOptions& out, std::st
       "-cl-uniform-work-group-size"};
   // Options that change nothing here:
   //  -cl-denorms-are-zero: a hint the spec lets a device that supports
-  //    denormals ignore; this one does (CL_FP_DENORM) and keeps them
-  //    (cc1 has no such option: passing it on failed every build);
+  //    denormals ignore; this one does (CL_FP_DENORM) and keeps them (Clang's
+  //    driver translates the option; cc1 does not know it);
   //  -cl-kernel-arg-info: argument information is always kept;
   //  -cl-strict-aliasing (OpenCL 1.0), -g, -cl-no-subgroup-ifp (2.1, no
   //    subgroups here) and -O0..-O3 (not OpenCL's, common elsewhere):

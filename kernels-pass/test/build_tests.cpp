@@ -184,15 +184,18 @@ TEST_CASE("an edited header gives a fresh binary, not the cached one", "[build]"
   write_header(42);
   CHECK(value_of(src, "-I " + dir.string()) == 42);
   // Found next to the (in-memory) source, that is in the working directory.
-  const fs::path was = fs::current_path();
-  fs::current_path(dir);
-  write_header(7);
-  const int first = value_of(src, "");
-  write_header(8);
-  const int second = value_of(src, "");
-  fs::current_path(was);
-  CHECK(first == 7);
-  CHECK(second == 8);
+  struct InDirectory {
+    fs::path was = fs::current_path();
+    explicit InDirectory(const fs::path& d) { fs::current_path(d); }
+    ~InDirectory() { fs::current_path(was); }
+  };
+  {
+    InDirectory here(dir);
+    write_header(7);
+    CHECK(value_of(src, "") == 7);
+    write_header(8);
+    CHECK(value_of(src, "") == 8);
+  }
   fs::remove_all(dir);
 }
 
