@@ -57,14 +57,25 @@ std::vector<std::string> split_options(std::string_view s) {
 
 bool parse_build_options(std::string_view options, FrontendOptions& out, std::string& log) {
   auto args = split_options(options);
+  // Every option of clBuildProgram in OpenCL 1.2 (5.6.4) is accepted: -D,
+  // -I, -cl-std= and -cl-opt-disable below, the rest in these two lists.
   // Options Clang's cc1 understands with the same spelling.
   static const char* const passthrough[] = {
       "-w", "-Werror", "-cl-mad-enable", "-cl-fast-relaxed-math", "-cl-finite-math-only",
-      "-cl-unsafe-math-optimizations", "-cl-no-signed-zeros", "-cl-denorms-are-zero",
+      "-cl-unsafe-math-optimizations", "-cl-no-signed-zeros",
       "-cl-single-precision-constant", "-cl-fp32-correctly-rounded-divide-sqrt",
       "-cl-uniform-work-group-size"};
-  static const char* const ignored[] = {"-cl-kernel-arg-info", "-cl-strict-aliasing", "-g",
-                                        "-cl-no-subgroup-ifp", "-O0", "-O1", "-O2", "-O3"};
+  // Options that change nothing here:
+  //  -cl-denorms-are-zero: a hint the spec lets a device that supports
+  //    denormals ignore; this one does (CL_FP_DENORM) and keeps them (Clang's
+  //    driver translates the option; cc1 does not know it);
+  //  -cl-kernel-arg-info: argument information is always kept;
+  //  -cl-strict-aliasing (OpenCL 1.0), -g, -cl-no-subgroup-ifp (2.1, no
+  //    subgroups here) and -O0..-O3 (not OpenCL's, common elsewhere):
+  //    accepted for portability of option strings.
+  static const char* const ignored[] = {"-cl-denorms-are-zero", "-cl-kernel-arg-info",
+                                        "-cl-strict-aliasing", "-g", "-cl-no-subgroup-ifp",
+                                        "-O0", "-O1", "-O2", "-O3"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto with_value = [&](const char* flag) -> bool {

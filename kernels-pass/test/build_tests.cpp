@@ -5,11 +5,15 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <time.h>
+#include <unistd.h>
 
 using namespace test;
 using parasol::kernels::build;
@@ -121,6 +125,36 @@ TEST_CASE("build options", "[build]") {
   auto noopt = build_ok("__kernel void k(__global int* a) { a[get_global_id(0)] += 1; }", "-cl-opt-disable");
   run(*noopt, "k", args, range(1, {1}, {1}));
   REQUIRE(a == 201);
+}
+
+TEST_CASE("every clBuildProgram option of OpenCL 1.2 builds; an unknown one is refused", "[build]") {
+  // OpenCL 1.2, 5.6.4, each alone and all together (-cl-opt-disable apart:
+  // it excludes the optimisation options only by meaning, not by syntax).
+  const std::vector<std::string> options = {
+      "-D NAME", "-DNAME=2", "-I .", "-I.", "-cl-single-precision-constant", "-cl-denorms-are-zero",
+      "-cl-fp32-correctly-rounded-divide-sqrt", "-cl-opt-disable", "-cl-mad-enable", "-cl-no-signed-zeros",
+      "-cl-unsafe-math-optimizations", "-cl-finite-math-only", "-cl-fast-relaxed-math", "-w", "-Werror",
+      "-cl-std=CL1.1", "-cl-std=CL1.2", "-cl-kernel-arg-info"};
+  const char* src = "__kernel void k(__global float* a) { a[0] = a[0] * 0.5f + 1.0f; }";
+  std::string all;
+  for (const auto& o : options) {
+    INFO("option '" << o << "'");
+    auto r = build(src, o);
+    INFO(r.log);
+    CHECK(r.program != nullptr);
+    CHECK_FALSE(r.invalid_options);
+    if (o != "-cl-opt-disable" && o.rfind("-cl-std", 0) != 0) all += o + " ";
+  }
+  INFO("options '" << all << "'");
+  auto together = build(src, all + "-cl-std=CL1.2");
+  INFO(together.log);
+  CHECK(together.program != nullptr);
+  for (const char* bad : {"-cl-denorms-are-one", "-D", "-I", "-cl-std=CL1.3", "--unknown"}) {
+    INFO("option '" << bad << "'");
+    auto r = build(src, bad);
+    CHECK(r.program == nullptr);
+    CHECK(r.invalid_options);
+  }
 }
 
 TEST_CASE("binary round trip and the cache", "[build]") {

@@ -251,11 +251,18 @@ TEST_CASE("build options the native compiler refuses give CL_INVALID_BUILD_OPTIO
     CHECK(!build_log(prog, native).empty());
     CL_REQUIRE(clReleaseProgram(prog));
   }
-  // Valid options still build.
-  cl_int err = CL_SUCCESS;
-  cl_program prog = build_program(ctx, kIota, err, "-DX=1 -cl-fast-relaxed-math -cl-std=CL1.2");
-  CHECK(err == CL_SUCCESS);
-  CL_REQUIRE(clReleaseProgram(prog));
+  // Valid options still build: every option of clBuildProgram in OpenCL 1.2 (5.6.4).
+  for (const char* options :
+       {"-DX=1 -cl-fast-relaxed-math -cl-std=CL1.2", "-D X -I .", "-cl-single-precision-constant",
+        "-cl-denorms-are-zero", "-cl-fp32-correctly-rounded-divide-sqrt", "-cl-opt-disable",
+        "-cl-mad-enable -cl-no-signed-zeros -cl-unsafe-math-optimizations -cl-finite-math-only",
+        "-w", "-Werror", "-cl-std=CL1.1", "-cl-kernel-arg-info"}) {
+    INFO("options " << options);
+    cl_int err = CL_SUCCESS;
+    cl_program prog = build_program(ctx, kIota, err, options);
+    CHECK(err == CL_SUCCESS);
+    CL_REQUIRE(clReleaseProgram(prog));
+  }
 }
 
 namespace {
