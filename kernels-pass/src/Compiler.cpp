@@ -86,7 +86,8 @@ BuildResult from_image(ProgramImage img, std::vector<unsigned char> binary, std:
   return r;
 }
 
-std::string cache_key(std::string_view source, std::string_view options) {
+// preprocessed: the source as preprocess() gives it.
+std::string cache_key(std::string_view preprocessed, std::string_view options) {
   const HostTarget& h = host_target();
   llvm::BLAKE3 hasher;
   auto add = [&](std::string_view s) {
@@ -98,7 +99,7 @@ std::string cache_key(std::string_view source, std::string_view options) {
   add(h.cpu);
   add(h.features);
   add(options);
-  add(source);
+  add(preprocessed);
   auto digest = hasher.final();
   static const char* hex = "0123456789abcdef";
   std::string out;
@@ -214,16 +215,11 @@ bool supported_printf_formats(llvm::Module& m, std::string& log) {
   return ok;
 }
 
-BuildResult compile(std::string_view source, std::string_view options) {
+BuildResult compile(std::string_view source, const FrontendOptions& fo) {
   BuildResult r;
   PhaseTimer timer;
-  FrontendOptions fo;
-  if (!parse_build_options(options, fo, r.log)) {
-    r.invalid_options = true;
-    return r;
-  }
   llvm::LLVMContext ctx;
-  auto m = run_frontend(ctx, source, fo, r.log);
+  auto m = run_frontend(ctx, source, fo, r.log, r.invalid_options);
   timer.mark("frontend");
   if (!m) return r;
   if (!supported_arguments(collect_kernel_info(*m), r.log)) return r;
@@ -285,19 +281,44 @@ std::string cache_directory() {
 }
 
 BuildResult build(std::string_view source, std::string_view options) {
-  const bool use_cache = std::getenv("PARASOL_NO_KERNEL_CACHE") == nullptr;
-  std::string dir, path;
-  if (use_cache) {
-    dir = cache_directory() + "/kernels";
-    path = dir + "/" + cache_key(source, options) + ".bin";
-    std::vector<unsigned char> bytes;
-    if (read_file(path, bytes)) {
-      BuildResult r = load_binary(bytes.data(), bytes.size());
-      if (r.program) return r;  // a stale or corrupt entry is rebuilt below
+  FrontendOptions fo;
+  {
+    BuildResult refused;
+    if (!parse_build_options(options, fo, refused.log)) {
+      refused.invalid_options = true;
+      return refused;
     }
   }
-  BuildResult r = compile(source, options);
-  if (use_cache && r.program) write_file_atomically(dir, path, r.program->binary());
+  // The cache is keyed on the preprocessed source, not on its text: the
+  // contents of every file it includes (through -I or relative to the
+  // working directory) and what __has_include finds are then part of the
+  // key, so an edited header is never served the binary of the old one.
+  // (Skipping the cache under -I alone would not do: a quoted #include
+  // also finds files in the working directory.) It costs a preprocessing
+  // run on every build, about a millisecond, against tens to hundreds for a
+  // compile; a source that fails to preprocess is compiled, uncached, for
+  // its log.
+  std::string dir, path;
+  if (std::getenv("PARASOL_NO_KERNEL_CACHE") == nullptr) {
+    std::string preprocessed, log;
+    bool refused_options = false;
+    if (preprocess(source, fo, preprocessed, log, refused_options)) {
+      dir = cache_directory() + "/kernels";
+      path = dir + "/" + cache_key(preprocessed, options) + ".bin";
+      std::vector<unsigned char> bytes;
+      if (read_file(path, bytes)) {
+        BuildResult r = load_binary(bytes.data(), bytes.size());
+        if (r.program) return r;  // a stale or corrupt entry is rebuilt below
+      }
+    } else if (refused_options) {
+      BuildResult refused;
+      refused.log = std::move(log);
+      refused.invalid_options = true;
+      return refused;
+    }
+  }
+  BuildResult r = compile(source, fo);
+  if (!path.empty() && r.program) write_file_atomically(dir, path, r.program->binary());
   return r;
 }
 

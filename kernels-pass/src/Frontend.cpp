@@ -9,7 +9,10 @@
 #include <clang/CodeGen/CodeGenAction.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/FrontendActions.h>
+#include <clang/Frontend/PreprocessorOutputOptions.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Frontend/Utils.h>
 #include <clang/Lex/PreprocessorOptions.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
@@ -124,8 +127,35 @@ bool parse_build_options(std::string_view options, FrontendOptions& out, std::st
   return true;
 }
 
-std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_view source,
-                                           const FrontendOptions& opts, std::string& log) {
+namespace {
+
+// -E into a string (Clang's PrintPreprocessedAction writes to a file).
+class PreprocessToString final : public clang::PreprocessorFrontendAction {
+ public:
+  explicit PreprocessToString(std::string& out) : os_(out) {}
+
+ private:
+  void ExecuteAction() override {
+    clang::CompilerInstance& ci = getCompilerInstance();
+    // What -E prints (the invocation is not an -E one, so say it): the
+    // tokens and line markers, no macro list.
+    clang::PreprocessorOutputOptions what = ci.getPreprocessorOutputOpts();
+    what.ShowCPP = 1;
+    what.ShowMacros = 0;
+    what.ShowLineMarkers = 1;
+    clang::DoPrintPreprocessedInput(ci.getPreprocessor(), &os_, what);
+    os_.flush();
+  }
+  llvm::raw_string_ostream os_;
+};
+
+// Runs `action` with Clang over the source: Parasol's cc1 arguments, then
+// the options'. Clang's diagnostics go to the log. False if Clang refused
+// the arguments (refused_options: Parasol's own are fixed, so the options
+// are at fault) or the action failed.
+bool run_clang(std::string_view source, const FrontendOptions& opts, clang::FrontendAction& action,
+               std::string& log, bool& refused_options) {
+  refused_options = false;
   std::vector<std::string> args = {
       "-triple", "x86_64-unknown-linux-gnu",
       // Real -O, no LLVM passes: Clang would otherwise mark everything optnone.
@@ -169,7 +199,8 @@ std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_v
       diag_os.flush();
       log += diag_text;
       if (diag_text.empty()) log += "error: invalid build options\n";
-      return nullptr;
+      refused_options = true;
+      return false;
     }
   }
   inv->getDiagnosticOpts().ShowColors = false;
@@ -197,12 +228,26 @@ std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_v
                                                        kInputName).release());
   inv->getPreprocessorOpts().RetainRemappedFileBuffers = false;
 
-  clang::EmitLLVMOnlyAction action(&ctx);
   bool ok = ci.ExecuteAction(action);
   diag_os.flush();
   log += diag_text;
-  if (!ok) return nullptr;
+  return ok;
+}
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_view source,
+                                           const FrontendOptions& opts, std::string& log,
+                                           bool& refused_options) {
+  clang::EmitLLVMOnlyAction action(&ctx);
+  if (!run_clang(source, opts, action, log, refused_options)) return nullptr;
   return action.takeModule();
+}
+
+bool preprocess(std::string_view source, const FrontendOptions& opts, std::string& out,
+                std::string& log, bool& refused_options) {
+  PreprocessToString action(out);
+  return run_clang(source, opts, action, log, refused_options);
 }
 
 }  // namespace parasol::kernels::detail

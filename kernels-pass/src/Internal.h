@@ -26,9 +26,15 @@ struct FrontendOptions {
 // Parses OpenCL build options; false (with a log line) on an unknown one.
 bool parse_build_options(std::string_view options, FrontendOptions& out, std::string& log);
 
-// OpenCL C -> LLVM IR with Clang; null on error (diagnostics in log).
+// OpenCL C -> LLVM IR with Clang; null on error (diagnostics in log;
+// refused_options when Clang refused the options' arguments).
 std::unique_ptr<llvm::Module> run_frontend(llvm::LLVMContext& ctx, std::string_view source,
-                                           const FrontendOptions& opts, std::string& log);
+                                           const FrontendOptions& opts, std::string& log,
+                                           bool& refused_options);
+// The source preprocessed as run_frontend() would (Clang's -E, line markers
+// naming every file read); false on error, as run_frontend().
+bool preprocess(std::string_view source, const FrontendOptions& opts, std::string& out,
+                std::string& log, bool& refused_options);
 
 // Links the used parts of the built-in library into m; false on error.
 bool link_builtins(llvm::Module& m, std::string& log);

@@ -157,6 +157,48 @@ TEST_CASE("every clBuildProgram option of OpenCL 1.2 builds; an unknown one is r
   }
 }
 
+TEST_CASE("an edited header gives a fresh binary, not the cached one", "[build]") {
+  // The cache is keyed on the preprocessed source: a header's contents are
+  // part of the key whether it is found through -I or relative to the
+  // working directory.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("parasol-kp-include-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto write_header = [&](int value) {
+    std::FILE* f = std::fopen((dir / "value.h").c_str(), "w");
+    REQUIRE(f);
+    std::fprintf(f, "#define HEADER_VALUE %d\n", value);
+    std::fclose(f);
+  };
+  auto value_of = [](const std::string& source, const std::string& options) {
+    auto p = build_ok(source, options);
+    int v = 0;
+    Args args;
+    args.ptr(&v);
+    run(*p, "k", args, range(1, {1}, {1}));
+    return v;
+  };
+  const std::string src = "#include \"value.h\"\n__kernel void k(__global int* a) { a[0] = HEADER_VALUE; }";
+  write_header(12);
+  CHECK(value_of(src, "-I " + dir.string()) == 12);
+  write_header(42);
+  CHECK(value_of(src, "-I " + dir.string()) == 42);
+  // Found next to the (in-memory) source, that is in the working directory.
+  struct InDirectory {
+    fs::path was = fs::current_path();
+    explicit InDirectory(const fs::path& d) { fs::current_path(d); }
+    ~InDirectory() { fs::current_path(was); }
+  };
+  {
+    InDirectory here(dir);
+    write_header(7);
+    CHECK(value_of(src, "") == 7);
+    write_header(8);
+    CHECK(value_of(src, "") == 8);
+  }
+  fs::remove_all(dir);
+}
+
 TEST_CASE("binary round trip and the cache", "[build]") {
   const char* src = R"(
     __kernel void sq(__global int* a) { int i = get_global_id(0); a[i] = a[i] * a[i] + get_local_id(0); })";

@@ -82,7 +82,9 @@ struct BuildResult {
 
 // Compiles OpenCL C source with OpenCL build options (-D, -I, -cl-std=,
 // -cl-fast-relaxed-math, -w, -Werror, ...). Thread-safe. Uses the on-disk
-// cache (see cache_directory()) unless PARASOL_NO_KERNEL_CACHE is set.
+// cache (see cache_directory()), keyed on the preprocessed source (included
+// headers' contents with it), the options and compiler_id(), unless
+// PARASOL_NO_KERNEL_CACHE is set.
 BuildResult build(std::string_view source, std::string_view options);
 
 // Re-creates a program from CompiledProgram::binary(); fails with a log line
