@@ -108,9 +108,12 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
     cl_int* vendor_error = &vendor_errors.emplace_back(CL_SUCCESS);
     threads.emplace_back([b, &vendor_options, &options, vendor_error, this] {
       if (b->device->is_native()) {
-        // A binary loaded for the native device is already executable.
+        // A program from source compiles at every build: its options, or
+        // the headers it includes, may have changed since the last one (the
+        // compiler's cache tells what is unchanged). One created from a
+        // binary is already executable.
         bool invalid_options = false;
-        if (!b->native) b->native = runtime::native::build(source_, options, b->log, invalid_options);
+        if (!from_binary()) b->native = runtime::native::build(source_, options, b->log, invalid_options);
         if (invalid_options) *vendor_error = CL_INVALID_BUILD_OPTIONS;
         b->options = options;
         b->status = b->native ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;

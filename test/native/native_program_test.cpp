@@ -457,3 +457,82 @@ TEST_CASE("CL_KERNEL_ATTRIBUTES of a native kernel lists vec_type_hint, reqd_wor
     for (const auto& a : kernels[i]) CHECK(bare.find(a) != std::string::npos);
   }
 }
+
+namespace {
+
+// Builds prog for the whole context with `options` (REQUIREd to succeed)
+// and runs its one-work-item kernel "value" on each device: the int it
+// writes, native first.
+std::vector<int> build_and_run(NativeAndPocl& f, cl_program prog, const std::string& options) {
+  cl_int err = clBuildProgram(prog, 0, nullptr, options.c_str(), nullptr, nullptr);
+  INFO("options '" << options << "': native log " << build_log(prog, f.native) << ", PoCL log "
+                   << build_log(prog, f.pocl));
+  CL_REQUIRE(err);
+  std::vector<int> out;
+  for (auto [name, q] : f.queues()) {
+    Kernel k(prog, "value");
+    Mem m(f.ctx, CL_MEM_READ_WRITE, sizeof(int));
+    set_args(k, m.m);
+    size_t one = 1;
+    launch(q, k, 1, &one, nullptr);
+    out.push_back(read_back<int>(q, m, 1)[0]);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("rebuilding one program object with other -D or -I options rebuilds it on the native device, as on PoCL") {
+  NativeAndPocl f;
+  TempDir first, second;
+  auto header = [](const fs::path& dir, int value) {
+    std::FILE* h = std::fopen((dir / "included.h").c_str(), "w");
+    REQUIRE(h);
+    std::fprintf(h, "#define HEADER_VALUE %d\n", value);
+    std::fclose(h);
+  };
+  header(first.path, 12);
+  header(second.path, 42);
+  const std::string tag = fresh_source_tag();  // a source no earlier run cached
+  cl_int err = CL_SUCCESS;
+  auto source = [&](const std::string& body) {
+    std::string text = tag + body;
+    const char* p = text.c_str();
+    cl_program prog = clCreateProgramWithSource(f.ctx, 1, &p, nullptr, &err);
+    CL_REQUIRE(err);
+    return prog;
+  };
+  using Both = std::vector<int>;
+  SECTION("-D with another value") {
+    cl_program prog = source("__kernel void value(__global int* out) { out[0] = TEST_MACRO; }\n");
+    CHECK(build_and_run(f, prog, "-DTEST_MACRO=1") == Both{1, 1});
+    CHECK(build_and_run(f, prog, "-DTEST_MACRO=5") == Both{5, 5});
+    CL_REQUIRE(clReleaseProgram(prog));
+  }
+  SECTION("-D added") {
+    cl_program prog = source(
+        "__kernel void value(__global int* out) {\n#ifdef TEST_MACRO\n out[0] = 42;\n#else\n out[0] = 24;\n#endif\n}\n");
+    CHECK(build_and_run(f, prog, "") == Both{24, 24});
+    CHECK(build_and_run(f, prog, "-DTEST_MACRO") == Both{42, 42});
+    CL_REQUIRE(clReleaseProgram(prog));
+  }
+  SECTION("-I of another directory") {
+    cl_program prog = source(
+        "#include \"included.h\"\n__kernel void value(__global int* out) { out[0] = HEADER_VALUE; }\n");
+    CHECK(build_and_run(f, prog, "-I " + first.path.string()) == Both{12, 12});
+    CHECK(build_and_run(f, prog, "-I " + second.path.string()) == Both{42, 42});
+    // The same directory, its header edited.
+    header(second.path, 43);
+    CHECK(build_and_run(f, prog, "-I " + second.path.string()) == Both{43, 43});
+    CL_REQUIRE(clReleaseProgram(prog));
+  }
+  SECTION("-cl-denorms-are-zero, then none") {
+    // The option is a hint: a subnormal sum may flush to zero under it, but
+    // never once it is gone.
+    cl_program prog = source(
+        "__kernel void value(__global int* out) { volatile float x = 0x1p-149f; out[0] = as_int(x + x); }\n");
+    for (int v : build_and_run(f, prog, "-cl-denorms-are-zero")) CHECK((v == 0 || v == 2));
+    CHECK(build_and_run(f, prog, "") == Both{2, 2});
+    CL_REQUIRE(clReleaseProgram(prog));
+  }
+}
