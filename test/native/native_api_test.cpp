@@ -3,6 +3,9 @@
 // with offsets, sub-buffers, struct arguments, __constant data, clEnqueueTask,
 // and profiling times.
 #include <cstring>
+#include <random>
+#include <set>
+#include <utility>
 
 #include "native/native_fixture.h"
 
@@ -164,4 +167,150 @@ TEST_CASE("clEnqueueTask and profiling times on the native device") {
   cl_command_type type = 0;
   CL_REQUIRE(clGetEventInfo(e, CL_EVENT_COMMAND_TYPE, sizeof type, &type, nullptr));
   CHECK(type == CL_COMMAND_NDRANGE_KERNEL);
+}
+
+namespace {
+
+// A *Rect box as the application passes it: origin (bytes, rows, slices)
+// and pitches, 0 meaning the spec's default.
+struct RectArgs {
+  size_t origin[3];
+  size_t row_pitch, slice_pitch;
+};
+
+// The pitches a *Rect command uses: 0 stands for region[0], and for
+// region[1] times the row pitch.
+std::pair<size_t, size_t> effective_pitches(const RectArgs& b, const size_t region[3]) {
+  size_t row = b.row_pitch ? b.row_pitch : region[0];
+  return {row, b.slice_pitch ? b.slice_pitch : region[1] * row};
+}
+
+// Every byte a box covers in its buffer, `base` bytes into the parent.
+std::set<size_t> box_bytes(size_t base, const RectArgs& b, const size_t region[3]) {
+  auto [row, slice] = effective_pitches(b, region);
+  std::set<size_t> out;
+  for (size_t z = 0; z < region[2]; ++z)
+    for (size_t y = 0; y < region[1]; ++y)
+      for (size_t x = 0; x < region[0]; ++x)
+        out.insert(base + (b.origin[2] + z) * slice + (b.origin[1] + y) * row + b.origin[0] + x);
+  return out;
+}
+
+bool share_a_byte(const std::set<size_t>& a, const std::set<size_t>& b) {
+  for (size_t x : a)
+    if (b.count(x)) return true;
+  return false;
+}
+
+// A random box of `region` that fits in `size` bytes, with random pitches
+// (sometimes 0).
+RectArgs random_box(std::mt19937& rng, const size_t region[3], size_t size) {
+  for (;;) {
+    RectArgs b{};
+    b.row_pitch = rng() % 4 == 0 ? 0 : region[0] + rng() % 24;
+    size_t row = b.row_pitch ? b.row_pitch : region[0];
+    b.slice_pitch = rng() % 4 == 0 ? 0 : row * (region[1] + rng() % 4);
+    auto [r, s] = effective_pitches(b, region);
+    b.origin[0] = rng() % (2 * r);
+    b.origin[1] = rng() % 6;
+    b.origin[2] = rng() % 3;
+    size_t last = (b.origin[2] + region[2] - 1) * s + (b.origin[1] + region[1] - 1) * r + b.origin[0] + region[0];
+    if (last <= size) return b;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("copies within one buffer, or between sub-buffers of one, are refused exactly when their regions overlap, on native and PoCL") {
+  NativeAndPocl f;
+  const size_t size = 4096;
+  for (auto [name, q] : f.queues()) {
+    INFO(name);
+    std::mt19937 rng(29);
+    std::vector<unsigned char> mirror(size);
+    for (size_t i = 0; i < size; ++i) mirror[i] = static_cast<unsigned char>(rng());
+    Mem whole(make_buffer(f.ctx, mirror));
+    // Two sub-buffers of it whose windows overlap by half.
+    cl_int err = CL_SUCCESS;
+    cl_buffer_region lo{0, 2048}, hi{1024, 2048};
+    Mem a(clCreateSubBuffer(whole, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &lo, &err));
+    CL_REQUIRE(err);
+    Mem b(clCreateSubBuffer(whole, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &hi, &err));
+    CL_REQUIRE(err);
+    size_t copied = 0, refused = 0;
+    // One copy: CL_MEM_COPY_OVERLAP exactly when a byte is in both boxes
+    // (brute force), else the CPU's copy of the same boxes.
+    auto attempt = [&](bool subs, const RectArgs& src, const RectArgs& dst, const size_t region[3]) {
+      const size_t src_base = 0, dst_base = subs ? 1024 : 0;
+      const bool overlap = share_a_byte(box_bytes(src_base, src, region), box_bytes(dst_base, dst, region));
+      INFO("region " << region[0] << "x" << region[1] << "x" << region[2] << ", src origin (" << src.origin[0] << ","
+                     << src.origin[1] << "," << src.origin[2] << ") pitches " << src.row_pitch << "/"
+                     << src.slice_pitch << ", dst origin (" << dst.origin[0] << "," << dst.origin[1] << ","
+                     << dst.origin[2] << ") pitches " << dst.row_pitch << "/" << dst.slice_pitch
+                     << (subs ? ", sub-buffers" : ", one buffer") << ", overlap " << overlap);
+      cl_mem s = subs ? a.m : whole.m, d = subs ? b.m : whole.m;
+      cl_int e = clEnqueueCopyBufferRect(q, s, d, src.origin, dst.origin, region, src.row_pitch, src.slice_pitch,
+                                         dst.row_pitch, dst.slice_pitch, 0, nullptr, nullptr);
+      CHECK(e == (overlap ? CL_MEM_COPY_OVERLAP : CL_SUCCESS));
+      if (e != CL_SUCCESS) {
+        ++refused;
+        return;
+      }
+      ++copied;
+      auto [sr, ss] = effective_pitches(src, region);
+      auto [dr, ds] = effective_pitches(dst, region);
+      for (size_t z = 0; z < region[2]; ++z)
+        for (size_t y = 0; y < region[1]; ++y)
+          for (size_t x = 0; x < region[0]; ++x)
+            mirror[dst_base + (dst.origin[2] + z) * ds + (dst.origin[1] + y) * dr + dst.origin[0] + x] =
+                mirror[src_base + (src.origin[2] + z) * ss + (src.origin[1] + y) * sr + src.origin[0] + x];
+      CHECK(read_back<unsigned char>(q, whole, size) == mirror);
+    };
+    // Boxes of one buffer whose byte ranges interleave without a common
+    // byte: side by side, and row by row.
+    const size_t columns[3] = {16, 8, 4}, rows[3] = {64, 1, 4};
+    attempt(false, RectArgs{{0, 0, 0}, 64, 512}, RectArgs{{32, 0, 0}, 64, 512}, columns);
+    attempt(false, RectArgs{{0, 0, 0}, 64, 128}, RectArgs{{0, 1, 0}, 64, 128}, rows);
+    // And overlapping by one byte.
+    attempt(false, RectArgs{{0, 0, 0}, 64, 512}, RectArgs{{15, 7, 3}, 64, 512}, columns);
+    CHECK(copied == 2);
+    for (int trial = 0; trial < 160; ++trial) {
+      // Within the whole buffer (same pitches, or one of the two differing),
+      // or from sub-buffer a to b (any pitches).
+      const bool subs = trial % 2 == 1;
+      const size_t region[3] = {1 + rng() % 20, 1 + rng() % 5, 1 + rng() % 3};
+      const size_t space = subs ? 2048 : size;
+      RectArgs src = random_box(rng, region, space), dst = random_box(rng, region, space);
+      if (!subs) {
+        auto [sr, ss] = effective_pitches(src, region);
+        dst.row_pitch = sr;
+        dst.slice_pitch = ss;
+        // One pitch may differ within one buffer (not both: CL_INVALID_VALUE).
+        if (trial % 4 == 2) dst.slice_pitch = sr * (region[1] + rng() % 4);
+        dst.origin[0] = rng() % (2 * sr);
+        auto [dr, ds] = effective_pitches(dst, region);
+        size_t last = (dst.origin[2] + region[2] - 1) * ds + (dst.origin[1] + region[1] - 1) * dr + dst.origin[0] + region[0];
+        if (last > size) continue;
+      }
+      INFO("trial " << trial);
+      attempt(subs, src, dst, region);
+    }
+    // clEnqueueCopyBuffer within one buffer: touching ranges copy, overlapping ones are refused.
+    for (int trial = 0; trial < 40; ++trial) {
+      size_t n = 1 + rng() % 300, so = rng() % (size - n), dof = rng() % (size - n);
+      const bool overlap = so < dof + n && dof < so + n;
+      INFO("copy of " << n << " bytes from " << so << " to " << dof);
+      cl_int e = clEnqueueCopyBuffer(q, whole, whole, so, dof, n, 0, nullptr, nullptr);
+      CHECK(e == (overlap ? CL_MEM_COPY_OVERLAP : CL_SUCCESS));
+      if (e != CL_SUCCESS) continue;
+      std::memmove(&mirror[dof], &mirror[so], n);
+      CHECK(read_back<unsigned char>(q, whole, size) == mirror);
+    }
+    CL_REQUIRE(clEnqueueCopyBuffer(q, whole, whole, 0, 100, 100, 0, nullptr, nullptr));
+    std::memmove(&mirror[100], &mirror[0], 100);
+    CHECK(read_back<unsigned char>(q, whole, size) == mirror);
+    // Both kinds happened.
+    CHECK(copied > 20);
+    CHECK(refused > 5);
+  }
 }
