@@ -13,6 +13,19 @@ Buffer::Buffer(Buffer* parent, cl_mem_flags flags, std::size_t origin, std::size
                                    : nullptr),
       parent_(parent), origin_(parent->origin() + origin), storage_(parent->storage_) {}
 
+Buffer::Buffer(Context* context, cl_mem_flags flags, const ImageShape& shape, void* host_ptr,
+               std::shared_ptr<runtime::BufferStorage> storage)
+    : Buffer(context, flags, storage->size(), host_ptr, std::move(storage)) {
+  image_ = std::make_unique<const ImageShape>(shape);
+  mirrors_ = std::make_unique<runtime::ImageMirrors>(shape);
+}
+
+Buffer::Buffer(Buffer* buffer, cl_mem_flags flags, const ImageShape& shape)
+    : Buffer(buffer, flags, 0, buffer->size()) {
+  image_ = std::make_unique<const ImageShape>(shape);
+  mirrors_ = std::make_unique<runtime::ImageMirrors>(shape);
+}
+
 void Buffer::add_mapping(Mapping m) {
   std::lock_guard lock(maps_mutex_);
   mappings_.push_back(std::move(m));
@@ -71,6 +84,7 @@ void Buffer::retire() {
       });
     }
   }
+  mirrors_.reset();  // the vendor images
   storage.reset();
   parent = {};
   context_ = {};

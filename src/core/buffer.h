@@ -1,5 +1,7 @@
-// A buffer or sub-buffer (cl_mem). Data lives in BufferStorage, shared by a
-// buffer and its sub-buffers; a sub-buffer is a window [origin, origin+size).
+// A buffer, sub-buffer or image (cl_mem). Data lives in BufferStorage,
+// shared by a buffer and its sub-buffers; a sub-buffer is a window
+// [origin, origin+size). An image is a buffer with a shape (core/image.h);
+// a 1D image buffer a window over the whole of its buffer.
 #pragma once
 
 #include <atomic>
@@ -11,8 +13,10 @@
 #include <vector>
 
 #include "core/context.h"
+#include "core/image.h"
 #include "core/object.h"
 #include "runtime/buffer_storage.h"
+#include "runtime/image_mirrors.h"
 
 namespace parasol::core {
 
@@ -22,6 +26,11 @@ class Buffer final : public Object<Buffer, _cl_mem, ObjectKind::Mem> {
          std::shared_ptr<runtime::BufferStorage> storage);
   // A sub-buffer of parent.
   Buffer(Buffer* parent, cl_mem_flags flags, std::size_t origin, std::size_t size);
+  // An image of its own storage, or (shape.type CL_MEM_OBJECT_IMAGE1D_BUFFER)
+  // over the whole of buffer's.
+  Buffer(Context* context, cl_mem_flags flags, const ImageShape& shape, void* host_ptr,
+         std::shared_ptr<runtime::BufferStorage> storage);
+  Buffer(Buffer* buffer, cl_mem_flags flags, const ImageShape& shape);
   ~Buffer();
 
   Context* context() const { return context_.get(); }
@@ -29,6 +38,10 @@ class Buffer final : public Object<Buffer, _cl_mem, ObjectKind::Mem> {
   std::size_t size() const { return size_; }
   void* host_ptr() const { return host_ptr_; }  // as given at creation (USE_HOST_PTR)
   Buffer* parent() const { return parent_.get(); }
+  // An image's shape; null for a buffer.
+  const ImageShape* image() const { return image_.get(); }
+  // An image's vendor images, one per vendor device a kernel took it on.
+  runtime::ImageMirrors& mirrors() const { return *mirrors_; }
   std::size_t origin() const { return origin_; }  // within the root buffer
   runtime::BufferStorage& storage() const { return *storage_; }
   // Main-RAM bytes of this buffer (its window, for a sub-buffer).
@@ -71,6 +84,8 @@ class Buffer final : public Object<Buffer, _cl_mem, ObjectKind::Mem> {
   Ref<Buffer> parent_;
   std::size_t origin_ = 0;
   std::shared_ptr<runtime::BufferStorage> storage_;
+  std::unique_ptr<const ImageShape> image_;
+  std::unique_ptr<runtime::ImageMirrors> mirrors_;
 
   mutable std::mutex maps_mutex_;
   std::vector<Mapping> mappings_;

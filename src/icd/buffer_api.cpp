@@ -12,6 +12,7 @@
 #include "core/command_queue.h"
 #include "icd/api.h"
 #include "icd/info_out.h"
+#include "icd/mem_transfers.h"
 #include "icd/rect_overlap.h"
 #include "icd/validate.h"
 #include "runtime/host_command.h"
@@ -27,31 +28,11 @@ using core::Ref;
 using runtime::HostAccess;
 using runtime::HostAccesses;
 
-constexpr cl_mem_flags kAccessFlags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
-constexpr cl_mem_flags kHostPtrFlags =
-    CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
-constexpr cl_mem_flags kHostAccessFlags =
-    CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
-
-bool more_than_one(cl_mem_flags flags) { return (flags & (flags - 1)) != 0; }
-
-cl_int check_flags(const char* function, cl_mem_flags flags) {
-  if (flags & ~(kAccessFlags | kHostPtrFlags | kHostAccessFlags))
-    return refuse(function, CL_INVALID_VALUE, "unknown flag bits 0x", std::hex, flags);
-  if (more_than_one(flags & kAccessFlags))
-    return refuse(function, CL_INVALID_VALUE, "more than one of READ_WRITE/WRITE_ONLY/READ_ONLY");
-  if ((flags & CL_MEM_USE_HOST_PTR) && (flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR)))
-    return refuse(function, CL_INVALID_VALUE, "USE_HOST_PTR with ALLOC_ or COPY_HOST_PTR");
-  if (more_than_one(flags & kHostAccessFlags))
-    return refuse(function, CL_INVALID_VALUE, "more than one CL_MEM_HOST_* flag");
-  return CL_SUCCESS;
-}
-
 Produced<cl_mem> create_buffer(const char* function, cl_context context, cl_mem_flags flags,
                                size_t size, void* host_ptr) {
   auto* ctx = checked<Context>(context);
   PARASOL_REFUSE_IF(!ctx, CL_INVALID_CONTEXT, "not a live Parasol context");
-  if (cl_int err = check_flags(function, flags)) return err;
+  if (cl_int err = check_mem_flags(function, flags)) return err;
   if (!(flags & kAccessFlags)) flags |= CL_MEM_READ_WRITE;
   bool wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
   if (wants_ptr != (host_ptr != nullptr))
@@ -72,79 +53,10 @@ Produced<cl_mem> create_buffer(const char* function, cl_context context, cl_mem_
   return buffer->handle();
 }
 
-// A queue and a buffer of the same context, or the spec's error.
-cl_int check_queue_buffer(const char* function, cl_command_queue queue, cl_mem mem,
-                          CommandQueue*& q, Buffer*& b) {
-  q = checked<CommandQueue>(queue);
-  if (!q) return refuse(function, CL_INVALID_COMMAND_QUEUE, "not a live Parasol queue");
-  b = checked<Buffer>(mem);
-  if (!b) return refuse(function, CL_INVALID_MEM_OBJECT, "not a live Parasol buffer");
-  if (b->context() != q->context())
-    return refuse(function, CL_INVALID_CONTEXT, "queue and buffer of different contexts");
-  return CL_SUCCESS;
-}
-
 cl_int check_range(const char* function, const Buffer& b, size_t offset, size_t size) {
   if (size == 0 || offset > b.size() || size > b.size() - offset)
     return refuse(function, CL_INVALID_VALUE, "region [", offset, ", +", size,
                   ") is empty or outside the ", b.size(), "-byte buffer");
-  return CL_SUCCESS;
-}
-
-// A transfer's event enqueued: waited for if blocking, handed out if asked.
-cl_int finish_host(Ref<core::Event> e, cl_bool blocking, cl_event* event) {
-  cl_int result = CL_SUCCESS;
-  if (blocking && e->wait() < 0) result = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
-  give_event(std::move(e), event);
-  return result;
-}
-
-// The one path of every host-side transfer command.
-// bytes: what the command moves between the host and the buffers (traces).
-cl_int enqueue_host(const char* function, CommandQueue* q, cl_command_type type,
-                    std::size_t bytes, HostAccesses accesses, std::function<cl_int()> body,
-                    cl_bool blocking, cl_uint num_events, const cl_event* wait_list,
-                    cl_event* event, std::optional<runtime::VendorTransfer> vendor_form = {}) {
-  WaitList waits;
-  if (cl_int err = check_wait_list(function, num_events, wait_list, q->context(), waits))
-    return err;
-  // Nobody will ask about it: a transfer of data a device holds may go to
-  // that device's vendor as a record, without an event or command object.
-  if (vendor_form && !blocking && !event && waits.empty() &&
-      q->try_record([&](core::Event* previous, const core::Device* tail) {
-        return runtime::DirectTransfer{accesses, *vendor_form}.record(*q, previous, tail);
-      }))
-    return CL_SUCCESS;
-  // With an event, a wait list or blocking: the same way when the data and
-  // the wait list allow, its event without a command object.
-  if (vendor_form && q->records_allowed() &&
-      (!q->device() || runtime::direct_capable(*q->device()))) {
-    Ref<core::Event> e = q->try_record_with_event(
-        type, waits,
-        [&](core::Event& ev, std::span<core::Event* const> deps, const core::Device* tail) {
-          return runtime::DirectTransfer{accesses, *vendor_form}.record_with_event(
-              ev, deps, waits, tail, blocking);
-        });
-    if (e) return finish_host(std::move(e), blocking, event);
-  }
-  auto work = std::make_unique<runtime::HostCommand>(std::move(accesses), std::move(body), bytes,
-                                                     vendor_form);
-  return finish_host(q->enqueue(type, std::move(work), waits), blocking, event);
-}
-
-// W when the command overwrites the whole buffer (no transfer needed), else RW.
-starpu_data_access_mode write_mode(const Buffer& b, size_t offset, size_t size) {
-  return (!b.parent() && offset == 0 && size == b.size()) ? STARPU_W : STARPU_RW;
-}
-
-cl_int check_host_read(const char* function, const Buffer& b) {
-  if (b.flags() & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS))
-    return refuse(function, CL_INVALID_OPERATION, "the buffer denies host reads");
-  return CL_SUCCESS;
-}
-cl_int check_host_write(const char* function, const Buffer& b) {
-  if (b.flags() & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS))
-    return refuse(function, CL_INVALID_OPERATION, "the buffer denies host writes");
   return CL_SUCCESS;
 }
 
@@ -163,16 +75,6 @@ cl_int check_rect(const char* function, const Buffer& b, const size_t* origin,
   if (last > b.size())
     return refuse(function, CL_INVALID_VALUE, "rectangle ends at byte ", last,
                   " beyond the buffer's ", b.size());
-  return CL_SUCCESS;
-}
-
-// Fills in the default host pitches of a *Rect command and checks them.
-cl_int check_host_pitches(const char* function, const size_t* region, size_t& row_pitch,
-                          size_t& slice_pitch) {
-  if (row_pitch == 0) row_pitch = region[0];
-  if (slice_pitch == 0) slice_pitch = region[1] * row_pitch;
-  if (row_pitch < region[0] || slice_pitch < region[1] * row_pitch)
-    return refuse(function, CL_INVALID_VALUE, "invalid host pitches");
   return CL_SUCCESS;
 }
 
@@ -202,7 +104,7 @@ cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
     auto* parent = checked<Buffer>(buffer);
     PARASOL_REFUSE_IF(!parent || parent->parent(), CL_INVALID_MEM_OBJECT,
                       "not a live Parasol buffer, or a sub-buffer");
-    if (cl_int err = check_flags(__func__, flags)) return err;
+    if (cl_int err = check_mem_flags(__func__, flags)) return err;
     PARASOL_REFUSE_IF(flags & kHostPtrFlags, CL_INVALID_VALUE,
                       "host pointer flags are inherited, not given, for sub-buffers");
     cl_mem_flags pf = parent->flags();
@@ -281,7 +183,7 @@ cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem bu
                                        const cl_event* event_wait_list, cl_event* event) {
   CommandQueue* q;
   Buffer* b;
-  if (cl_int err = check_queue_buffer(__func__, command_queue, buffer, q, b)) return err;
+  if (cl_int err = check_queue_mem(__func__, command_queue, buffer, MemKind::Buffer, q, b)) return err;
   if (cl_int err = check_range(__func__, *b, offset, size)) return err;
   PARASOL_REFUSE_IF(!ptr, CL_INVALID_VALUE, "ptr is null");
   if (cl_int err = check_host_read(__func__, *b)) return err;
@@ -297,7 +199,7 @@ cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem b
                                         const cl_event* event_wait_list, cl_event* event) {
   CommandQueue* q;
   Buffer* b;
-  if (cl_int err = check_queue_buffer(__func__, command_queue, buffer, q, b)) return err;
+  if (cl_int err = check_queue_mem(__func__, command_queue, buffer, MemKind::Buffer, q, b)) return err;
   if (cl_int err = check_range(__func__, *b, offset, size)) return err;
   PARASOL_REFUSE_IF(!ptr, CL_INVALID_VALUE, "ptr is null");
   if (cl_int err = check_host_write(__func__, *b)) return err;
@@ -315,8 +217,8 @@ cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem sr
                                        const cl_event* event_wait_list, cl_event* event) {
   CommandQueue* q;
   Buffer *src, *dst;
-  if (cl_int err = check_queue_buffer(__func__, command_queue, src_buffer, q, src)) return err;
-  if (cl_int err = check_queue_buffer(__func__, command_queue, dst_buffer, q, dst)) return err;
+  if (cl_int err = check_queue_mem(__func__, command_queue, src_buffer, MemKind::Buffer, q, src)) return err;
+  if (cl_int err = check_queue_mem(__func__, command_queue, dst_buffer, MemKind::Buffer, q, dst)) return err;
   if (cl_int err = check_range(__func__, *src, src_offset, size)) return err;
   if (cl_int err = check_range(__func__, *dst, dst_offset, size)) return err;
   if (&src->storage() == &dst->storage()) {
@@ -338,7 +240,7 @@ cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem bu
                                        const cl_event* event_wait_list, cl_event* event) {
   CommandQueue* q;
   Buffer* b;
-  if (cl_int err = check_queue_buffer(__func__, command_queue, buffer, q, b)) return err;
+  if (cl_int err = check_queue_mem(__func__, command_queue, buffer, MemKind::Buffer, q, b)) return err;
   PARASOL_REFUSE_IF(!pattern, CL_INVALID_VALUE, "pattern is null");
   PARASOL_REFUSE_IF(pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1)),
                     CL_INVALID_VALUE, "pattern_size must be 1, 2, 4, ..., 128");
@@ -367,7 +269,7 @@ cl_int enqueue_host_rect(const char* function, bool read, cl_command_queue comma
                          cl_event* event) {
   CommandQueue* q;
   Buffer* b;
-  if (cl_int err = check_queue_buffer(function, command_queue, buffer, q, b)) return err;
+  if (cl_int err = check_queue_mem(function, command_queue, buffer, MemKind::Buffer, q, b)) return err;
   PARASOL_REFUSE_IF(!ptr || !host_origin, CL_INVALID_VALUE, "ptr or host_origin is null");
   if (cl_int err = check_rect(function, *b, buffer_origin, region, buffer_row_pitch,
                               buffer_slice_pitch))
@@ -376,21 +278,11 @@ cl_int enqueue_host_rect(const char* function, bool read, cl_command_queue comma
     return err;
   if (cl_int err = read ? check_host_read(function, *b) : check_host_write(function, *b))
     return err;
-  // Read during this call only (the command keeps a copy).
-  const runtime::VendorRect rect{
-      {{buffer_origin[0], buffer_origin[1], buffer_origin[2]}, buffer_row_pitch,
-       buffer_slice_pitch},
-      {{host_origin[0], host_origin[1], host_origin[2]}, host_row_pitch, host_slice_pitch},
-      {region[0], region[1], region[2]}};
-  const size_t bytes = region[0] * region[1] * region[2];
-  runtime::VendorTransfer form{
-      read ? runtime::VendorTransfer::Kind::ReadRect : runtime::VendorTransfer::Kind::WriteRect, 0,
-      bytes, ptr};
-  form.rect = &rect;
-  return enqueue_host(function, q,
-                      read ? CL_COMMAND_READ_BUFFER_RECT : CL_COMMAND_WRITE_BUFFER_RECT, bytes,
-                      {{b, read ? STARPU_R : STARPU_RW}}, {}, blocking, num_events_in_wait_list,
-                      event_wait_list, event, form);
+  return enqueue_box_transfer(
+      function, read ? CL_COMMAND_READ_BUFFER_RECT : CL_COMMAND_WRITE_BUFFER_RECT, read, q, b,
+      {buffer_origin, buffer_row_pitch, buffer_slice_pitch, host_origin, host_row_pitch,
+       host_slice_pitch, region},
+      blocking, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 }  // namespace
@@ -427,8 +319,8 @@ cl_int CL_API_CALL clEnqueueCopyBufferRect(
     cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event) {
   CommandQueue* q;
   Buffer *src, *dst;
-  if (cl_int err = check_queue_buffer(__func__, command_queue, src_buffer, q, src)) return err;
-  if (cl_int err = check_queue_buffer(__func__, command_queue, dst_buffer, q, dst)) return err;
+  if (cl_int err = check_queue_mem(__func__, command_queue, src_buffer, MemKind::Buffer, q, src)) return err;
+  if (cl_int err = check_queue_mem(__func__, command_queue, dst_buffer, MemKind::Buffer, q, dst)) return err;
   if (cl_int err = check_rect(__func__, *src, src_origin, region, src_row_pitch, src_slice_pitch))
     return err;
   if (cl_int err = check_rect(__func__, *dst, dst_origin, region, dst_row_pitch, dst_slice_pitch))
@@ -437,43 +329,10 @@ cl_int CL_API_CALL clEnqueueCopyBufferRect(
   PARASOL_REFUSE_IF(src == dst && src_row_pitch != dst_row_pitch &&
                         src_slice_pitch != dst_slice_pitch,
                     CL_INVALID_VALUE, "copy within one buffer with both pitches different");
-  const bool one_storage = &src->storage() == &dst->storage();
-  const RectPlacement from{src->origin() + src_origin[2] * src_slice_pitch +
-                               src_origin[1] * src_row_pitch + src_origin[0],
-                           src_row_pitch, src_slice_pitch};
-  const RectPlacement to{dst->origin() + dst_origin[2] * dst_slice_pitch +
-                             dst_origin[1] * dst_row_pitch + dst_origin[0],
-                         dst_row_pitch, dst_slice_pitch};
-  // One buffer, or sub-buffers of one: refused only where a byte is in both
-  // boxes (the byte spans from first to last byte may meet while the boxes
-  // interleave, side by side or row by row).
-  PARASOL_REFUSE_IF(one_storage && rect_boxes_overlap(from, to, region), CL_MEM_COPY_OVERLAP,
-                    "source and destination regions overlap");
-  const runtime::VendorRect rect{
-      {{src_origin[0], src_origin[1], src_origin[2]}, src_row_pitch, src_slice_pitch},
-      {{dst_origin[0], dst_origin[1], dst_origin[2]}, dst_row_pitch, dst_slice_pitch},
-      {region[0], region[1], region[2]}};
-  const size_t bytes = region[0] * region[1] * region[2];
-  // Vendors check a copy within one of their buffers more coarsely (PoCL
-  // 3.1 refuses boxes whose extents meet though they share no byte, and
-  // different pitches), and sub-buffers of one parent reach a vendor as that
-  // one buffer: such a copy is done on the main-RAM copy, never handed to a
-  // vendor. The others keep the direct path.
-  if (one_storage && (src_row_pitch != dst_row_pitch || src_slice_pitch != dst_slice_pitch ||
-                      rect_extents_meet(from, to, region)))
-    return enqueue_host(
-        __func__, q, CL_COMMAND_COPY_BUFFER_RECT, bytes, {{src, STARPU_R}, {dst, STARPU_RW}},
-        [src, dst, rect] {  // the command holds both buffers
-          runtime::copy_rect(dst->host_bytes(), rect.other, src->host_bytes(), rect.buffer,
-                             rect.region);
-          return cl_int{CL_COMPLETE};
-        },
-        CL_FALSE, num_events_in_wait_list, event_wait_list, event);
-  runtime::VendorTransfer form{runtime::VendorTransfer::Kind::CopyRect, 0, bytes};
-  form.rect = &rect;
-  return enqueue_host(__func__, q, CL_COMMAND_COPY_BUFFER_RECT, bytes,
-                      {{src, STARPU_R}, {dst, STARPU_RW}}, {}, CL_FALSE,
-                      num_events_in_wait_list, event_wait_list, event, form);
+  return enqueue_box_copy(__func__, CL_COMMAND_COPY_BUFFER_RECT, q, src, dst,
+                          {src_origin, src_row_pitch, src_slice_pitch, dst_origin, dst_row_pitch,
+                           dst_slice_pitch, region},
+                          num_events_in_wait_list, event_wait_list, event);
 }
 
 void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,
@@ -485,61 +344,12 @@ void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buff
   cl_int err = [&]() -> cl_int {
     CommandQueue* q;
     Buffer* b;
-    if (cl_int e = check_queue_buffer(__func__, command_queue, buffer, q, b)) return e;
+    if (cl_int e = check_queue_mem(__func__, command_queue, buffer, MemKind::Buffer, q, b)) return e;
     if (cl_int e = check_range(__func__, *b, offset, size)) return e;
-    PARASOL_REFUSE_IF(map_flags & ~(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION),
-                      CL_INVALID_VALUE, "unknown map flags");
-    PARASOL_REFUSE_IF((map_flags & CL_MAP_WRITE_INVALIDATE_REGION) &&
-                          (map_flags & (CL_MAP_READ | CL_MAP_WRITE)),
-                      CL_INVALID_VALUE, "WRITE_INVALIDATE_REGION with READ or WRITE");
-    if (map_flags & CL_MAP_READ)
-      if (cl_int e = check_host_read(__func__, *b)) return e;
-    if (map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))
-      if (cl_int e = check_host_write(__func__, *b)) return e;
-
-    Buffer::Mapping m;
-    m.offset = offset;
-    m.size = size;
-    m.flags = map_flags ? map_flags : CL_MAP_READ | CL_MAP_WRITE;
-    if (b->flags() & CL_MEM_USE_HOST_PTR) {
-      m.pointer = b->host_bytes() + offset;
-    } else {
-      m.staging = std::shared_ptr<std::byte[]>(new (std::nothrow) std::byte[size]);
-      PARASOL_REFUSE_IF(!m.staging, CL_MAP_FAILURE, "cannot allocate ", size, " bytes to map");
-      m.pointer = m.staging.get();
-    }
-    mapped = m.pointer;
-    bool fetch = !(m.flags & CL_MAP_WRITE_INVALIDATE_REGION);
-    auto staging = m.staging;
-    b->add_mapping(std::move(m));
-    // A read into the staging: by a device holding the buffer (which stays
-    // there), else from main RAM, where StarPU brings it. Not in place
-    // (CL_MEM_USE_HOST_PTR): the unmap of bytes StarPU never learnt of
-    // could go StarPU's way, which would fetch over them. The mapping keeps
-    // the staging until the unmap, which a blocking map returns before:
-    // only a non-blocking one's form keeps it too.
-    std::optional<runtime::VendorTransfer> vendor_form;
-    if (staging && fetch) {
-      vendor_form = runtime::VendorTransfer{runtime::VendorTransfer::Kind::Read, offset, size,
-                                            staging.get()};
-      if (!blocking_map) vendor_form->owned_host = staging;
-    }
-    // An invalidating map into a staging reads nothing: no access, so the
-    // buffer stays where it is (its unmap writes the region). In place it
-    // keeps its read: the unmap's read-write access would otherwise fetch
-    // the valid copy over what the application wrote there.
-    HostAccesses accesses;
-    if (fetch || !staging) accesses.push_back({b, STARPU_R});
-    std::function<cl_int()> nothing_to_copy;
-    if (!vendor_form) nothing_to_copy = [] { return CL_COMPLETE; };
-    cl_int r = enqueue_host(__func__, q, CL_COMMAND_MAP_BUFFER, fetch ? size : 0,
-                            std::move(accesses), std::move(nothing_to_copy), blocking_map,
-                            num_events_in_wait_list, event_wait_list, event, vendor_form);
-    if (r != CL_SUCCESS && r != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
-      Buffer::Mapping undo;
-      b->take_mapping(mapped, undo);
-    }
-    return r;
+    cl_int e = CL_SUCCESS;
+    mapped = map_bytes(__func__, CL_COMMAND_MAP_BUFFER, q, b, blocking_map, map_flags, offset,
+                       size, num_events_in_wait_list, event_wait_list, event, e);
+    return e;
   }();
   if (errcode_ret) *errcode_ret = err;
   return err == CL_SUCCESS ? mapped : nullptr;
@@ -550,7 +360,7 @@ cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_me
                                            const cl_event* event_wait_list, cl_event* event) {
   CommandQueue* q;
   Buffer* b;
-  if (cl_int err = check_queue_buffer(__func__, command_queue, memobj, q, b)) return err;
+  if (cl_int err = check_queue_mem(__func__, command_queue, memobj, MemKind::Any, q, b)) return err;
   Buffer::Mapping m;
   PARASOL_REFUSE_IF(!mapped_ptr || !b->take_mapping(mapped_ptr, m), CL_INVALID_VALUE,
                     "mapped_ptr is not a pointer this buffer mapped");
