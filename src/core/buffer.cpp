@@ -15,7 +15,7 @@ Buffer::Buffer(Buffer* parent, cl_mem_flags flags, std::size_t origin, std::size
 
 Buffer::Buffer(Context* context, cl_mem_flags flags, const ImageShape& shape, void* host_ptr,
                std::shared_ptr<runtime::BufferStorage> storage)
-    : Buffer(context, flags, storage->size(), host_ptr, std::move(storage)) {
+    : Buffer(context, flags, shape.bytes(), host_ptr, std::move(storage)) {
   image_ = std::make_unique<const ImageShape>(shape);
   mirrors_ = std::make_unique<runtime::ImageMirrors>(shape);
 }

@@ -1,5 +1,7 @@
 #include "core/device.h"
 
+#include "runtime/native/native_compiler.h"
+
 #include <starpu.h>
 #include <unistd.h>
 
@@ -45,6 +47,9 @@ Device::Device(const runtime::VendorWorker& worker) : worker_(worker) {
     global_mem_ = std::min<cl_ulong>(global_mem_, static_cast<cl_ulong>(starpu_total));
     max_alloc_ = std::min(max_alloc_, global_mem_);
   }
+  cl_bool images = CL_FALSE;
+  clGetDeviceInfo(worker_.device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  image_support_ = images == CL_TRUE;
   name_ = query_string(&device_info, worker_.device, CL_DEVICE_NAME);
   vendor_platform_name_ = query_string(&platform_info, worker_.platform, CL_PLATFORM_NAME);
 }
@@ -57,6 +62,45 @@ bool Device::alike(const Device& other) const {
   return !is_native() && !other.is_native() && worker_.platform == other.worker_.platform &&
          type_ == other.type_ && compute_units_ == other.compute_units_ &&
          global_mem_ == other.global_mem_ && name_ == other.name_;
+}
+
+std::vector<cl_image_format> Device::image_formats(cl_mem_flags flags,
+                                                   cl_mem_object_type type) const {
+  if (!image_support_) return {};
+  if (is_native()) return runtime::native::image_formats(type);
+  cl_uint n = 0;
+  if (clGetSupportedImageFormats(worker_.context, flags, type, 0, nullptr, &n) != CL_SUCCESS || !n)
+    return {};
+  std::vector<cl_image_format> formats(n);
+  if (clGetSupportedImageFormats(worker_.context, flags, type, n, formats.data(), nullptr) !=
+      CL_SUCCESS)
+    return {};
+  return formats;
+}
+
+std::array<std::size_t, 3> Device::image_max(cl_mem_object_type type) const {
+  if (!image_support_) return {0, 0, 0};
+  if (is_native()) return runtime::native::image_max(type);
+  auto get = [this](cl_device_info what) {
+    std::size_t v = 0;
+    clGetDeviceInfo(worker_.device, what, sizeof v, &v, nullptr);
+    return v;
+  };
+  switch (type) {
+    case CL_MEM_OBJECT_IMAGE1D_BUFFER: return {get(CL_DEVICE_IMAGE_MAX_BUFFER_SIZE), 1, 1};
+    case CL_MEM_OBJECT_IMAGE1D: return {get(CL_DEVICE_IMAGE2D_MAX_WIDTH), 1, 1};
+    case CL_MEM_OBJECT_IMAGE1D_ARRAY:
+      return {get(CL_DEVICE_IMAGE2D_MAX_WIDTH), get(CL_DEVICE_IMAGE_MAX_ARRAY_SIZE), 1};
+    case CL_MEM_OBJECT_IMAGE2D:
+      return {get(CL_DEVICE_IMAGE2D_MAX_WIDTH), get(CL_DEVICE_IMAGE2D_MAX_HEIGHT), 1};
+    case CL_MEM_OBJECT_IMAGE2D_ARRAY:
+      return {get(CL_DEVICE_IMAGE2D_MAX_WIDTH), get(CL_DEVICE_IMAGE2D_MAX_HEIGHT),
+              get(CL_DEVICE_IMAGE_MAX_ARRAY_SIZE)};
+    case CL_MEM_OBJECT_IMAGE3D:
+      return {get(CL_DEVICE_IMAGE3D_MAX_WIDTH), get(CL_DEVICE_IMAGE3D_MAX_HEIGHT),
+              get(CL_DEVICE_IMAGE3D_MAX_DEPTH)};
+    default: return {0, 0, 0};
+  }
 }
 
 bool Device::has_vendor_extension(std::string_view name) const {
@@ -81,6 +125,7 @@ Device* Device::create_native(int worker_id) {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   d->global_mem_ = pages > 0 && page > 0 ? static_cast<cl_ulong>(pages) * page : (4ull << 30);
   d->max_alloc_ = d->global_mem_ / 4;
+  d->image_support_ = runtime::native::image_support();
   return d;
 }
 

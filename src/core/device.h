@@ -3,7 +3,9 @@
 // compiled by kernels-pass/; its memory is main RAM).
 #pragma once
 
+#include <array>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "core/object.h"
@@ -40,6 +42,14 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   // share their kernels' measurements (schedulers/shared_measurements.h)
   // and split the work of a context among them (schedulers/alike_placement.h).
   bool alike(const Device& other) const;
+  // CL_DEVICE_IMAGE_SUPPORT: the vendor's, or the native device's own.
+  bool image_support() const { return image_support_; }
+  // The image formats the device takes for images of `type` created with
+  // `flags` (clGetSupportedImageFormats).
+  std::vector<cl_image_format> image_formats(cl_mem_flags flags, cl_mem_object_type type) const;
+  // The largest image of `type` the device takes: width, height (or
+  // layers of a 1D array), depth (or layers of a 2D array), in pixels.
+  std::array<std::size_t, 3> image_max(cl_mem_object_type type) const;
   // Whether the vendor device reports the extension (the native device
   // reports none of the vendors').
   bool has_vendor_extension(std::string_view name) const;
@@ -56,6 +66,7 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   cl_uint base_align_bits_ = 1024;
   cl_ulong max_alloc_ = 0;
   cl_ulong global_mem_ = 0;
+  bool image_support_ = false;
 
   Device() = default;
   friend Device* create<Device>();

@@ -53,4 +53,10 @@ std::size_t element_size(const cl_image_format& format);
 // The dimensions an image type has: 1, 2 or 3 (an array's layers count).
 int image_dimensions(cl_mem_object_type type);
 
+// clEnqueueFillImage's color as one pixel of the format, in `out`
+// (element_size(format) bytes): color is float[4] for normalized and float
+// formats, int[4] for signed, unsigned[4] for unsigned integer ones, RGBA;
+// converted and saturated as a write_image* of the same value would.
+void pack_pixel(const cl_image_format& format, const void* color, unsigned char* out);
+
 }  // namespace parasol::core

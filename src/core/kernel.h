@@ -17,6 +17,7 @@
 #include "core/kernel_args.h"
 #include "core/kernel_signature.h"
 #include "core/program.h"
+#include "core/sampler.h"
 #include "runtime/vendor_arg_values.h"
 #include "runtime/vendor_handle.h"
 
@@ -52,11 +53,12 @@ class ArgBytes {
 };
 
 struct KernelArg {
-  enum class Kind { Unset, Value, Buffer, Local };
+  enum class Kind { Unset, Value, Buffer, Local, Image, Sampler };
   Kind kind = Kind::Unset;
   ArgBytes bytes;                // Value
-  ArgBuffer buffer;              // Buffer (null: a null cl_mem)
+  ArgBuffer buffer;              // Buffer (null: a null cl_mem), Image
   std::size_t local_size = 0;    // Local
+  Ref<Sampler> sampler;          // Sampler
 };
 
 // Parasol's divide function (clSetKernelDivideFunctionPARASOL): a host

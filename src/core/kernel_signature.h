@@ -22,6 +22,22 @@ struct KernelArgInfo {
   std::string name;
 };
 
+// How clSetKernelArg reads an argument: by value, a buffer (global or
+// constant pointer), a __local size, an image, a sampler; Unknown where the
+// vendor did not know the address qualifier.
+enum class ArgClass { Value, Buffer, Local, Image, Sampler, Unknown };
+inline ArgClass arg_class(const KernelArgInfo& a) {
+  if (a.type_name.rfind("image", 0) == 0) return ArgClass::Image;
+  if (a.type_name == "sampler_t") return ArgClass::Sampler;
+  switch (a.address) {
+    case CL_KERNEL_ARG_ADDRESS_LOCAL: return ArgClass::Local;
+    case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+    case CL_KERNEL_ARG_ADDRESS_CONSTANT: return ArgClass::Buffer;
+    case KernelArgInfo::kAddressUnknown: return ArgClass::Unknown;
+    default: return ArgClass::Value;
+  }
+}
+
 struct KernelSignature {
   std::string name;
   std::vector<KernelArgInfo> args;

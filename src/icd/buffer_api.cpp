@@ -102,8 +102,8 @@ cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
                                      const void* buffer_create_info, cl_int* errcode_ret) {
   return produce<cl_mem>(errcode_ret, [&]() -> Produced<cl_mem> {
     auto* parent = checked<Buffer>(buffer);
-    PARASOL_REFUSE_IF(!parent || parent->parent(), CL_INVALID_MEM_OBJECT,
-                      "not a live Parasol buffer, or a sub-buffer");
+    PARASOL_REFUSE_IF(!parent || parent->parent() || parent->image(), CL_INVALID_MEM_OBJECT,
+                      "not a live Parasol buffer, or a sub-buffer or an image");
     if (cl_int err = check_mem_flags(__func__, flags)) return err;
     PARASOL_REFUSE_IF(flags & kHostPtrFlags, CL_INVALID_VALUE,
                       "host pointer flags are inherited, not given, for sub-buffers");
@@ -152,7 +152,8 @@ cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name,
   PARASOL_REFUSE_IF(!b, CL_INVALID_MEM_OBJECT, "not a live Parasol buffer");
   InfoOut out(param_value_size, param_value, param_value_size_ret);
   switch (param_name) {
-    case CL_MEM_TYPE: return out.scalar(cl_mem_object_type{CL_MEM_OBJECT_BUFFER});
+    case CL_MEM_TYPE:
+      return out.scalar(b->image() ? b->image()->type : cl_mem_object_type{CL_MEM_OBJECT_BUFFER});
     case CL_MEM_FLAGS: return out.scalar(b->flags());
     case CL_MEM_SIZE: return out.scalar(b->size());
     case CL_MEM_HOST_PTR: return out.scalar(b->host_ptr());

@@ -1,6 +1,6 @@
 // Device entry points: Parasol devices answer with their vendor's values,
 // except where Parasol itself decides (platform, queue properties, version
-// capped at the 1.2 API Parasol implements, images, partitioning).
+// capped at the 1.2 API Parasol implements, partitioning).
 #include <CL/cl_parasol.h>
 
 #include <cstdio>
@@ -49,7 +49,7 @@ std::string cap_version(std::string v, const char* prefix) {
 std::string filter_extensions(const std::string& vendor) {
   static const char* const dropped[] = {"cl_khr_icd", "gl_sharing", "gl_event", "d3d", "dx9",
                                         "egl", "cl_khr_il_program", "cl_khr_image2d_from_buffer",
-                                        "cl_khr_depth_images", "cl_khr_3d_image_writes",
+                                        "cl_khr_depth_images",
                                         "cl_khr_mipmap_image", "cl_khr_create_command_queue",
                                         "cl_khr_external", "cl_khr_semaphore",
                                         "cl_khr_command_buffer", "cl_khr_device_uuid",
@@ -118,7 +118,7 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_nam
     case CL_DEVICE_OPENCL_C_VERSION:
       return out.string(cap_version(vendor_string(v, param_name), "OpenCL C "));
     case CL_DEVICE_EXTENSIONS: return out.string(filter_extensions(vendor_string(v, param_name)));
-    case CL_DEVICE_IMAGE_SUPPORT: return out.scalar(cl_bool{CL_FALSE});
+    case CL_DEVICE_IMAGE_SUPPORT: return out.scalar(cl_bool{dev->image_support()});
     case CL_DEVICE_QUEUE_PROPERTIES:
       // Parasol orders commands itself, so every device takes both.
       return out.scalar(cl_command_queue_properties{CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE |

@@ -71,17 +71,21 @@ cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uint num_kern
 
 namespace {
 
-// An argument's address qualifier; where the vendor did not know it (a
-// binary built without argument information), what the value says, as SOCL
-// reads it: a live buffer handle is a buffer, no value a __local size, the
+// How an argument is read; where the vendor did not know (a binary built
+// without argument information), what the value says, as SOCL reads it: a
+// live buffer, image or sampler handle is one, no value a __local size, the
 // rest a value.
-cl_kernel_arg_address_qualifier address_of(const core::KernelArgInfo& info, size_t arg_size,
-                                           const void* arg_value) {
-  if (info.address != core::KernelArgInfo::kAddressUnknown) return info.address;
-  if (!arg_value) return CL_KERNEL_ARG_ADDRESS_LOCAL;
-  if (arg_size == sizeof(cl_mem) && checked<Buffer>(*static_cast<const cl_mem*>(arg_value)))
-    return CL_KERNEL_ARG_ADDRESS_GLOBAL;
-  return CL_KERNEL_ARG_ADDRESS_PRIVATE;
+core::ArgClass class_of(const core::KernelArgInfo& info, size_t arg_size, const void* arg_value) {
+  const core::ArgClass c = core::arg_class(info);
+  if (c != core::ArgClass::Unknown) return c;
+  if (!arg_value) return core::ArgClass::Local;
+  if (arg_size == sizeof(cl_mem))
+    if (auto* b = checked<Buffer>(*static_cast<const cl_mem*>(arg_value)))
+      return b->image() ? core::ArgClass::Image : core::ArgClass::Buffer;
+  if (arg_size == sizeof(cl_sampler) &&
+      checked<core::Sampler>(*static_cast<const cl_sampler*>(arg_value)))
+    return core::ArgClass::Sampler;
+  return core::ArgClass::Value;
 }
 
 }  // namespace
@@ -121,27 +125,49 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
   PARASOL_REFUSE_IF(arg_index >= k->num_args(), CL_INVALID_ARG_INDEX, "kernel ", k->name(),
                     " has ", k->num_args(), " arguments, not ", arg_index + 1);
   KernelArg arg;
-  switch (address_of(k->arg_info()[arg_index], arg_size, arg_value)) {
-    case CL_KERNEL_ARG_ADDRESS_LOCAL:
+  switch (class_of(k->arg_info()[arg_index], arg_size, arg_value)) {
+    case core::ArgClass::Local:
       PARASOL_REFUSE_IF(arg_value, CL_INVALID_ARG_VALUE, "a __local argument takes a null value");
       PARASOL_REFUSE_IF(arg_size == 0, CL_INVALID_ARG_SIZE, "a __local argument needs a size");
       arg.kind = KernelArg::Kind::Local;
       arg.local_size = arg_size;
       break;
-    case CL_KERNEL_ARG_ADDRESS_GLOBAL:
-    case CL_KERNEL_ARG_ADDRESS_CONSTANT: {
+    case core::ArgClass::Buffer: {
       PARASOL_REFUSE_IF(arg_size != sizeof(cl_mem), CL_INVALID_ARG_SIZE,
                         "a buffer argument's size is sizeof(cl_mem)");
       cl_mem mem = arg_value ? *static_cast<const cl_mem*>(arg_value) : nullptr;
       arg.kind = KernelArg::Kind::Buffer;
       if (mem) {
         auto* b = checked<Buffer>(mem);
-        PARASOL_REFUSE_IF(!b, CL_INVALID_MEM_OBJECT, "argument ", arg_index,
+        PARASOL_REFUSE_IF(!b || b->image(), CL_INVALID_MEM_OBJECT, "argument ", arg_index,
                           " is not a live Parasol buffer");
         PARASOL_REFUSE_IF(b->context() != k->program()->context(), CL_INVALID_MEM_OBJECT,
                           "argument ", arg_index, " is a buffer of another context");
         arg.buffer = core::ArgBuffer::weak(b);
       }
+      break;
+    }
+    case core::ArgClass::Image: {
+      PARASOL_REFUSE_IF(arg_size != sizeof(cl_mem), CL_INVALID_ARG_SIZE,
+                        "an image argument's size is sizeof(cl_mem)");
+      auto* b = arg_value ? checked<Buffer>(*static_cast<const cl_mem*>(arg_value)) : nullptr;
+      PARASOL_REFUSE_IF(!b || !b->image() || b->context() != k->program()->context(),
+                        CL_INVALID_MEM_OBJECT, "argument ", arg_index,
+                        " is not a live image of the kernel's context");
+      arg.kind = KernelArg::Kind::Image;
+      arg.buffer = core::ArgBuffer::weak(b);
+      break;
+    }
+    case core::ArgClass::Sampler: {
+      PARASOL_REFUSE_IF(arg_size != sizeof(cl_sampler), CL_INVALID_ARG_SIZE,
+                        "a sampler argument's size is sizeof(cl_sampler)");
+      auto* sampler =
+          arg_value ? checked<core::Sampler>(*static_cast<const cl_sampler*>(arg_value)) : nullptr;
+      PARASOL_REFUSE_IF(!sampler || sampler->context() != k->program()->context(),
+                        CL_INVALID_SAMPLER, "argument ", arg_index,
+                        " is not a live sampler of the kernel's context");
+      arg.kind = KernelArg::Kind::Sampler;
+      arg.sampler = core::Ref<core::Sampler>(sampler);
       break;
     }
     default: {

@@ -127,6 +127,21 @@ cl_int enqueue_box_transfer(const char* function, cl_command_type type, bool rea
        box.host_slice_pitch},
       {box.region[0], box.region[1], box.region[2]}};
   const size_t bytes = box.region[0] * box.region[1] * box.region[2];
+  // OpenCL's buffer boxes have slice pitches that are multiples of their row
+  // pitches; an image's host memory (or its own, CL_MEM_USE_HOST_PTR) need
+  // not: such a box is copied in main RAM, never handed to a vendor.
+  if (box.host_slice_pitch % box.host_row_pitch || box.mem_slice_pitch % box.mem_row_pitch)
+    return enqueue_host(
+        function, q, type, bytes, {{b, read ? STARPU_R : STARPU_RW}},
+        [b, rect, ptr, read] {  // the command holds b
+          auto* host = static_cast<std::byte*>(ptr);
+          if (read)
+            runtime::copy_rect(host, rect.other, b->host_bytes(), rect.buffer, rect.region);
+          else
+            runtime::copy_rect(b->host_bytes(), rect.buffer, host, rect.other, rect.region);
+          return cl_int{CL_COMPLETE};
+        },
+        blocking, num_events, wait_list, event);
   runtime::VendorTransfer form{
       read ? runtime::VendorTransfer::Kind::ReadRect : runtime::VendorTransfer::Kind::WriteRect, 0,
       bytes, ptr};
@@ -159,9 +174,15 @@ cl_int enqueue_box_copy(const char* function, cl_command_type type, CommandQueue
   // 3.1 refuses boxes whose extents meet though they share no byte, and
   // different pitches), and sub-buffers of one parent reach a vendor as that
   // one buffer: such a copy is done on the main-RAM copy, never handed to a
-  // vendor. The others keep the direct path.
-  if (one_storage && (box.src_row_pitch != box.dst_row_pitch || box.src_slice_pitch != box.dst_slice_pitch ||
-                      rect_extents_meet(from, to, box.region)))
+  // vendor. So is a box whose slice pitch is not a multiple of its row
+  // pitch (an image's own memory may have such pitches; a vendor's buffer
+  // boxes may not). The others keep the direct path.
+  const bool unusual_pitches = box.src_slice_pitch % box.src_row_pitch ||
+                               box.dst_slice_pitch % box.dst_row_pitch;
+  if (unusual_pitches ||
+      (one_storage && (box.src_row_pitch != box.dst_row_pitch ||
+                       box.src_slice_pitch != box.dst_slice_pitch ||
+                       rect_extents_meet(from, to, box.region))))
     return enqueue_host(
         function, q, type, bytes, {{src, STARPU_R}, {dst, STARPU_RW}},
         [src, dst, rect] {  // the command holds both buffers

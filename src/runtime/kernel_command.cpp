@@ -2,6 +2,7 @@
 
 #include "core/command_queue.h"
 #include "runtime/direct_launch.h"
+#include "runtime/image_mirrors.h"
 #include "runtime/kernel_codelets.h"
 #include "runtime/native/native_compiler.h"
 #include "runtime/trace.h"
@@ -50,9 +51,15 @@ void KernelCommand::index_buffers() {
                        info[i].address == CL_KERNEL_ARG_ADDRESS_CONSTANT ||
                        (a.buffer->flags() & CL_MEM_READ_ONLY);
       index = access(*a.buffer, read_only ? STARPU_R : STARPU_RW);
+    } else if (a.kind == core::KernelArg::Kind::Image) {
+      index = access(*a.buffer, image_read_only(i) ? STARPU_R : STARPU_RW);
     }
     buffer_index_.push_back(index);
   }
+}
+
+bool KernelCommand::image_read_only(std::size_t index) const {
+  return kernel_->arg_info()[index].access == CL_KERNEL_ARG_ACCESS_READ_ONLY;
 }
 
 namespace {
@@ -199,10 +206,12 @@ cl_int KernelCommand::execute_on_host(void* buffers[], core::Device& device) {
     log::error("kernel ", kernel_->name(), " is not built for ", device.name());
     return CL_INVALID_PROGRAM_EXECUTABLE;
   }
+  // Each buffer's or image's bytes in main RAM.
   std::vector<void*> memory(args_.size(), nullptr);
   for (size_t i = 0; i < args_.size(); ++i) {
     const auto& a = args_[i];
-    if (a.kind != core::KernelArg::Kind::Buffer || !a.buffer) continue;
+    const bool data = a.kind == core::KernelArg::Kind::Buffer || a.kind == core::KernelArg::Kind::Image;
+    if (!data || !a.buffer) continue;
     auto* base = reinterpret_cast<std::byte*>(STARPU_VARIABLE_GET_PTR(buffers[buffer_index_[i]]));
     memory[i] = base + a.buffer->origin();
   }
@@ -262,6 +271,15 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, const Vendo
   // Vendor sub-buffers for Parasol sub-buffers: released once enqueued (the
   // vendor keeps what an enqueued kernel uses alive).
   std::vector<VendorMem> windows;
+  // The images the kernel takes, with their vendor images.
+  struct Mirrored {
+    ImageMirrors* mirrors;
+    cl_mem storage;
+    std::size_t offset;
+    cl_mem image;
+    bool writable;
+  };
+  SmallVector<Mirrored, 2> mirrored;
   for (cl_uint i = 0; i < args_.size(); ++i) {
     const auto& a = args_[i];
     cl_int err = CL_SUCCESS;
@@ -292,6 +310,24 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, const Vendo
         err = set_values.set_buffer(k, i, mem, held);
         break;
       }
+      case core::KernelArg::Kind::Image: {
+        // The device's vendor image, filled from the device's copy before
+        // the kernel (and that copy from it after, if it may write).
+        void* iface = buffers[buffer_index_[i]];
+        Mirrored m{&a.buffer->mirrors(),
+                   reinterpret_cast<cl_mem>(STARPU_VARIABLE_GET_DEV_HANDLE(iface)),
+                   STARPU_VARIABLE_GET_OFFSET(iface) + a.buffer->origin(), nullptr,
+                   !image_read_only(i)};
+        m.image = m.mirrors->on(device.worker(), err);
+        if (err == CL_SUCCESS) err = set_values.set(k, i, sizeof m.image, &m.image);
+        mirrored.push_back(m);
+        break;
+      }
+      case core::KernelArg::Kind::Sampler: {
+        cl_sampler sampler = a.sampler->on(device.worker(), err);
+        if (err == CL_SUCCESS) err = set_values.set(k, i, sizeof sampler, &sampler);
+        break;
+      }
       case core::KernelArg::Kind::Unset:
         err = CL_INVALID_KERNEL_ARGS;
         break;
@@ -303,12 +339,32 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, const Vendo
       return err;
     }
   }
+  // Images' fills, the kernel, images' drains, in order on the launch's
+  // in-order vendor queue: the first waits for the launch's waits, the last
+  // gives its event.
+  std::span<const cl_event> waits = place.waits;
+  cl_int err = CL_SUCCESS;
+  for (const Mirrored& m : mirrored) {
+    err = m.mirrors->fill(place.queue, m.storage, m.offset, m.image, waits, nullptr);
+    waits = {};
+    if (err != CL_SUCCESS) break;
+  }
+  const Mirrored* last_drain = nullptr;
+  for (const Mirrored& m : mirrored)
+    if (m.writable) last_drain = &m;
   bool local_given = range_.local[0] != 0;
-  cl_int err = clEnqueueNDRangeKernel(place.queue, k, range_.work_dim, range_.offset.data(),
-                                      range_.global.data(),
-                                      local_given ? range_.local.data() : nullptr,
-                                      static_cast<cl_uint>(place.waits.size()),
-                                      place.waits.empty() ? nullptr : place.waits.data(), done);
+  if (err == CL_SUCCESS)
+    err = clEnqueueNDRangeKernel(place.queue, k, range_.work_dim, range_.offset.data(),
+                                 range_.global.data(), local_given ? range_.local.data() : nullptr,
+                                 static_cast<cl_uint>(waits.size()),
+                                 waits.empty() ? nullptr : waits.data(),
+                                 last_drain ? nullptr : done);
+  for (const Mirrored& m : mirrored) {
+    if (err != CL_SUCCESS) break;
+    if (m.writable)
+      err = m.mirrors->drain(place.queue, m.image, m.storage, m.offset,
+                             &m == last_drain ? done : nullptr);
+  }
   // The vendor has the arguments: the kernel's may be set again (a record
   // then goes on to its hand-over, which may call the application back).
   if (borrowed_) {

@@ -76,6 +76,8 @@ class KernelCommand final : public TaskCommand {
 
   // Where the arguments are read: owned_, or the kernel's own (borrowed_).
   void index_buffers();
+  // An image argument the kernel only reads (read_only): not written back.
+  bool image_read_only(std::size_t index) const;
   core::Ref<core::Kernel> kernel_;
   core::KernelArgs owned_;
   core::Kernel::ArgsView* borrowed_ = nullptr;

@@ -181,6 +181,11 @@ std::size_t local_bytes(const NativeKernel& kernel, std::span<const core::Kernel
   return bytes;
 }
 
+// The native device's kernels take no images until its built-ins read them.
+bool image_support() { return false; }
+std::vector<cl_image_format> image_formats(cl_mem_object_type) { return {}; }
+std::array<std::size_t, 3> image_max(cl_mem_object_type) { return {0, 0, 0}; }
+
 std::size_t max_work_group_size() { return 1024; }
 
 cl_uint compute_units() { return static_cast<cl_uint>(ThreadPool::instance().size()); }
@@ -239,6 +244,30 @@ cl_int run(const NativeKernel& kernel, std::span<const core::KernelArg> args,
   const std::size_t groups = range.num_groups[0] * range.num_groups[1] * range.num_groups[2];
   const auto& info = kernel.info->args;
 
+  // Images: a descriptor over each one's bytes; samplers: their CLK_* bits.
+  std::vector<kernels::ImageDesc> images(args.size());
+  std::vector<void*> slots(buffers);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const core::KernelArg& a = args[i];
+    if (a.kind == core::KernelArg::Kind::Image && a.buffer) {
+      const core::ImageShape& shape = *a.buffer->image();
+      kernels::ImageDesc& d = images[i];
+      d.data = buffers[i];
+      d.width = shape.width;
+      d.height = shape.height;
+      d.depth = shape.depth;
+      d.array_size = shape.array_size;
+      d.row_pitch = shape.row_pitch;
+      d.slice_pitch = shape.slice_pitch;
+      d.channel_order = shape.format.image_channel_order;
+      d.channel_data_type = shape.format.image_channel_data_type;
+      d.element_size = static_cast<std::uint32_t>(shape.element_size);
+      d.image_type = shape.type;
+      slots[i] = &d;
+    } else if (a.kind == core::KernelArg::Kind::Sampler && a.sampler) {
+      slots[i] = reinterpret_cast<void*>(static_cast<std::uintptr_t>(a.sampler->bits()));
+    }
+  }
   ThreadPool& pool = ThreadPool::instance();
   std::vector<ThreadState> states(pool.size());
   for (auto& st : states) {
@@ -253,8 +282,8 @@ cl_int run(const NativeKernel& kernel, std::span<const core::KernelArg> args,
         st.args[i] = &st.pointers[i];
       } else if (info[i].kind == kernels::ArgKind::Value) {
         st.args[i] = const_cast<std::byte*>(a.bytes.data());
-      } else {
-        st.pointers[i] = buffers[i];
+      } else {  // a buffer's data, an image's descriptor, a sampler's bits
+        st.pointers[i] = slots[i];
         st.args[i] = &st.pointers[i];
       }
     }

@@ -105,6 +105,13 @@ struct Launch {
 cl_int run(const NativeKernel& kernel, std::span<const core::KernelArg> args,
            const std::vector<void*>& buffers, const Launch& launch);
 
+// Images on the native device: whether it takes them, the formats it
+// takes for an image type, the largest image of a type (width, height or
+// layers, depth or layers, in pixels).
+bool image_support();
+std::vector<cl_image_format> image_formats(cl_mem_object_type type);
+std::array<std::size_t, 3> image_max(cl_mem_object_type type);
+
 // What the device reports (CL_DEVICE_MAX_WORK_GROUP_SIZE, compute units...).
 // CL_DEVICE_LOCAL_MEM_SIZE: a work-group's __local memory (the kernel's own
 // plus its __local arguments) is refused past this, as on a vendor device.
