@@ -28,6 +28,10 @@ class CommandQueue final
   Context* context() const { return context_.get(); }
   Device* device() const { return device_; }  // null for a context queue
   cl_command_queue_properties properties() const { return properties_; }
+  // CL_QUEUE_PROPERTIES_ARRAY: what clCreateCommandQueueWithProperties was
+  // given (empty for clCreateCommandQueue).
+  const std::vector<cl_queue_properties>& properties_array() const { return properties_array_; }
+  void set_properties_array(std::vector<cl_queue_properties> a) { properties_array_ = std::move(a); }
   bool in_order() const { return !(properties_ & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE); }
   // In order: the lane of each device its direct commands and records take
   // (runtime::home_lane_on()), so that separate in-order queues run side by
@@ -109,6 +113,7 @@ class CommandQueue final
   Ref<Context> context_;
   Device* device_;
   cl_command_queue_properties properties_;
+  std::vector<cl_queue_properties> properties_array_;
   unsigned home_lane_;
 
   // Under mutex_: a record went to on's lane (try_record()).

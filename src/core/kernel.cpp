@@ -115,6 +115,29 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
   args_.resize(arg_info_.size());
 }
 
+Kernel* Kernel::clone(cl_int& err) const {
+  auto* copy = create<Kernel>(program_.get(), name_, err);
+  if (err != CL_SUCCESS) {
+    copy->release_api();
+    return nullptr;
+  }
+  std::lock_guard lock(args_mutex_);
+  for (std::size_t i = 0; i < args_.size(); ++i) {
+    const KernelArg& a = args_[i];
+    KernelArg& c = copy->args_[i];
+    c.kind = a.kind;
+    c.bytes = a.bytes;
+    c.buffer = ArgBuffer::weak(a.buffer.get());
+    c.local_size = a.local_size;
+    c.sampler = a.sampler;
+  }
+  copy->divide_ = divide_;
+  copy->divide_set_.store(divide_set_.load());
+  copy->socl_divide_ = socl_divide_;
+  copy->socl_set_.store(socl_set_.load());
+  return copy;
+}
+
 Kernel::~Kernel() {
   if (!vendor_.empty() || !native_.empty()) program_->attached_kernels.fetch_sub(1);
 }

@@ -93,6 +93,10 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   // has it, CL_INVALID_PROGRAM_EXECUTABLE when no device was built.
   Kernel(Program* program, std::string name, cl_int& err);
   ~Kernel();
+  // clCloneKernel: a kernel of the same program with the same arguments (a
+  // buffer argument held weakly, as the original holds it) and divide
+  // functions. Null with err on failure.
+  Kernel* clone(cl_int& err) const;
 
   Program* program() const { return program_.get(); }
   const std::string& name() const { return name_; }

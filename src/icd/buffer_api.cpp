@@ -162,10 +162,19 @@ cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name,
     case CL_MEM_CONTEXT: return out.scalar(b->context()->handle());
     case CL_MEM_ASSOCIATED_MEMOBJECT:
       return out.scalar(b->parent() ? b->parent()->handle() : cl_mem{nullptr});
-    case CL_MEM_OFFSET: return out.scalar(b->parent() ? b->origin() : size_t{0});
+    case CL_MEM_OFFSET:
+      return out.scalar(b->parent() && !b->image() ? b->origin() : size_t{0});
+    case CL_MEM_USES_SVM_POINTER: return out.scalar(cl_bool{CL_FALSE});
+    case CL_MEM_PROPERTIES: return out.bytes(nullptr, 0);  // none are offered
     default:
       return refuse(__func__, CL_INVALID_VALUE, "unknown param_name 0x", std::hex, param_name);
   }
+}
+
+// No Parasol device offers pipes (CL_DEVICE_PIPE_SUPPORT): no memory object is one.
+cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info, size_t, void*, size_t*) {
+  return refuse(__func__, CL_INVALID_MEM_OBJECT,
+                checked<Buffer>(pipe) ? "not a pipe" : "not a live Parasol memory object");
 }
 
 cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj,

@@ -1,6 +1,7 @@
-// Device entry points: Parasol devices answer with their vendor's values,
-// except where Parasol itself decides (platform, queue properties, version
-// capped at the 1.2 API Parasol implements, partitioning).
+// Device entry points: Parasol devices answer with their vendor's values
+// (its OpenCL version and that version's queries included), except where
+// Parasol itself decides (platform, queue properties, partitioning, the
+// features it does not carry).
 #include <CL/cl_parasol.h>
 
 #include <cstdio>
@@ -31,29 +32,24 @@ std::string vendor_string(cl_device_id d, cl_device_info param) {
   return std::string(buf.data());
 }
 
-// "OpenCL 3.0 CUDA" -> "OpenCL 1.2 CUDA": Parasol offers the 1.2 API whatever
-// the vendor offers.
-std::string cap_version(std::string v, const char* prefix) {
-  std::string p(prefix);
-  if (v.compare(0, p.size(), p) != 0) return v;
-  int major = 0, minor = 0;
-  if (std::sscanf(v.c_str() + p.size(), "%d.%d", &major, &minor) != 2) return v;
-  if (major > 1 || (major == 1 && minor > 2)) {
-    auto rest = v.find(' ', p.size());
-    return p + "1.2" + (rest == std::string::npos ? "" : v.substr(rest));
-  }
-  return v;
-}
+
 
 // Extensions that need API entry points Parasol does not forward.
-std::string filter_extensions(const std::string& vendor) {
+bool dropped_extension(const std::string& ext) {
   static const char* const dropped[] = {"cl_khr_icd", "gl_sharing", "gl_event", "d3d", "dx9",
                                         "egl", "cl_khr_il_program", "cl_khr_image2d_from_buffer",
                                         "cl_khr_depth_images",
                                         "cl_khr_mipmap_image", "cl_khr_create_command_queue",
                                         "cl_khr_external", "cl_khr_semaphore",
                                         "cl_khr_command_buffer", "cl_khr_device_uuid",
-                                        "cl_khr_pci_bus_info", "cl_intel_unified_shared_memory"};
+                                        "cl_khr_pci_bus_info", "cl_intel_unified_shared_memory",
+                                        "subgroup"};
+  for (const char* d : dropped)
+    if (ext.find(d) != std::string::npos) return true;
+  return false;
+}
+
+std::string filter_extensions(const std::string& vendor) {
   std::string out;
   size_t pos = 0;
   while (pos < vendor.size()) {
@@ -61,13 +57,27 @@ std::string filter_extensions(const std::string& vendor) {
     if (end == std::string::npos) end = vendor.size();
     std::string ext = vendor.substr(pos, end - pos);
     pos = end + 1;
-    if (ext.empty()) continue;
-    bool drop = false;
-    for (const char* d : dropped) drop |= ext.find(d) != std::string::npos;
-    if (drop) continue;
-    out += ext + " ";
+    if (!ext.empty() && !dropped_extension(ext)) out += ext + " ";
   }
   return out;
+}
+
+// A list of name-version pairs (CL_DEVICE_EXTENSIONS_WITH_VERSION,
+// CL_DEVICE_OPENCL_C_FEATURES) without the entries Parasol does not offer.
+std::vector<cl_name_version> vendor_name_versions(cl_device_id d, cl_device_info param,
+                                                  bool (*dropped)(const std::string&)) {
+  size_t size = 0;
+  if (::clGetDeviceInfo(d, param, 0, nullptr, &size) != CL_SUCCESS) return {};
+  std::vector<cl_name_version> list(size / sizeof(cl_name_version));
+  if (size) ::clGetDeviceInfo(d, param, size, list.data(), nullptr);
+  std::erase_if(list, [&](const cl_name_version& nv) { return dropped(nv.name); });
+  return list;
+}
+
+// OpenCL C features that need runtime support Parasol does not offer.
+bool dropped_feature(const std::string& feature) {
+  return feature == "__opencl_c_pipes" || feature == "__opencl_c_device_enqueue" ||
+         feature == "__opencl_c_subgroups";
 }
 
 }  // namespace
@@ -114,9 +124,6 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_nam
   cl_device_id v = dev->vendor();
   switch (param_name) {
     case CL_DEVICE_PLATFORM: return out.scalar(Platform::instance().handle());
-    case CL_DEVICE_VERSION: return out.string(cap_version(vendor_string(v, param_name), "OpenCL "));
-    case CL_DEVICE_OPENCL_C_VERSION:
-      return out.string(cap_version(vendor_string(v, param_name), "OpenCL C "));
     case CL_DEVICE_EXTENSIONS: return out.string(filter_extensions(vendor_string(v, param_name)));
     case CL_DEVICE_IMAGE_SUPPORT: return out.scalar(cl_bool{dev->image_support()});
     case CL_DEVICE_QUEUE_PROPERTIES:
@@ -142,13 +149,49 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_nam
     case CL_DEVICE_VENDOR_DEVICE_PARASOL: return out.scalar(v);
     default: break;
   }
-  // OpenCL 2.0-3.0 queries: Parasol devices are 1.2 devices.
-  PARASOL_REFUSE_IF(param_name >= 0x104C && param_name <= 0x10FF, CL_INVALID_VALUE,
-                    "param_name 0x", std::hex, param_name, " is not an OpenCL 1.2 query");
+  // A device answers the queries its vendor answers, 2.x and 3.0 ones
+  // included (a 1.2 vendor refuses those: so does Parasol), but for the
+  // features Parasol does not carry: shared virtual memory, pipes,
+  // device-side enqueue, sub-groups, intermediate languages, non-uniform
+  // work-groups, images made from buffers.
   size_t size = 0;
   cl_int err = ::clGetDeviceInfo(v, param_name, 0, nullptr, &size);
   PARASOL_REFUSE_IF(err != CL_SUCCESS, err, "the vendor does not answer param_name 0x", std::hex,
                     param_name);
+  {
+    switch (param_name) {
+      case CL_DEVICE_SVM_CAPABILITIES: return out.scalar(cl_device_svm_capabilities{0});
+      case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES:
+        return out.scalar(cl_command_queue_properties{0});
+      case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
+      case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
+      case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
+      case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
+      case CL_DEVICE_MAX_PIPE_ARGS:
+      case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
+      case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
+      case CL_DEVICE_MAX_NUM_SUB_GROUPS:
+      case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
+      case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT: return out.scalar(cl_uint{0});
+      case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
+      case CL_DEVICE_PIPE_SUPPORT:
+      case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT: return out.scalar(cl_bool{CL_FALSE});
+      case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
+        return out.scalar(cl_device_device_enqueue_capabilities{0});
+      case CL_DEVICE_IL_VERSION: return out.string("");
+      case CL_DEVICE_ILS_WITH_VERSION:
+      case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION: return out.bytes(nullptr, 0);
+      case CL_DEVICE_EXTENSIONS_WITH_VERSION: {
+        auto list = vendor_name_versions(v, param_name, &dropped_extension);
+        return out.bytes(list.data(), list.size() * sizeof(cl_name_version));
+      }
+      case CL_DEVICE_OPENCL_C_FEATURES: {
+        auto list = vendor_name_versions(v, param_name, &dropped_feature);
+        return out.bytes(list.data(), list.size() * sizeof(cl_name_version));
+      }
+      default: break;
+    }
+  }
   std::vector<unsigned char> buf(size);
   err = ::clGetDeviceInfo(v, param_name, size, buf.data(), nullptr);
   if (err != CL_SUCCESS) return err;

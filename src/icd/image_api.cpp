@@ -101,7 +101,10 @@ cl_int image_shape(const char* function, const Context& ctx, cl_mem_flags flags,
                     " pixels");
     if (host_ptr) return refuse(function, CL_INVALID_HOST_PTR, "a 1D image buffer takes no host_ptr");
   } else if (desc->buffer) {
-    return refuse(function, CL_INVALID_IMAGE_DESCRIPTOR, "only a 1D image buffer takes a buffer");
+    // A 2D image from a buffer (OpenCL 2.0, cl_khr_image2d_from_buffer):
+    // no Parasol device offers it.
+    return refuse(function, t == CL_MEM_OBJECT_IMAGE2D ? CL_INVALID_OPERATION : CL_INVALID_IMAGE_DESCRIPTOR,
+                  "only a 1D image buffer takes a buffer here");
   }
   // Pitches: the host memory's when given, else packed.
   const std::size_t packed_row = shape.width * shape.element_size;
@@ -281,8 +284,12 @@ cl_int CL_API_CALL clGetSupportedImageFormats(cl_context context, cl_mem_flags f
                     "num_entries is 0 but image_formats is not null");
   PARASOL_REFUSE_IF(!is_image_type(image_type), CL_INVALID_VALUE, "image_type 0x", std::hex,
                     image_type, " is no image type");
-  if (cl_int err = check_mem_flags(__func__, flags)) return err;
-  const auto formats = context_formats(*ctx, flags & kAccessFlags, image_type);
+  // CL_MEM_KERNEL_READ_AND_WRITE (OpenCL 2.0): formats a kernel may read and
+  // write in one image, as the vendors say.
+  if (cl_int err = check_mem_flags(__func__, flags & ~cl_mem_flags{CL_MEM_KERNEL_READ_AND_WRITE}))
+    return err;
+  const auto formats =
+      context_formats(*ctx, flags & (kAccessFlags | CL_MEM_KERNEL_READ_AND_WRITE), image_type);
   if (image_formats)
     for (cl_uint i = 0; i < num_entries && i < formats.size(); ++i) image_formats[i] = formats[i];
   if (num_image_formats) *num_image_formats = static_cast<cl_uint>(formats.size());
@@ -294,6 +301,19 @@ cl_mem CL_API_CALL clCreateImage(cl_context context, cl_mem_flags flags,
                                  const cl_image_desc* image_desc, void* host_ptr,
                                  cl_int* errcode_ret) {
   return produce<cl_mem>(errcode_ret, [&] {
+    return create_image(__func__, context, flags, image_format, image_desc, host_ptr);
+  });
+}
+
+cl_mem CL_API_CALL clCreateImageWithProperties(cl_context context,
+                                               const cl_mem_properties* properties,
+                                               cl_mem_flags flags,
+                                               const cl_image_format* image_format,
+                                               const cl_image_desc* image_desc, void* host_ptr,
+                                               cl_int* errcode_ret) {
+  return produce<cl_mem>(errcode_ret, [&]() -> Produced<cl_mem> {
+    PARASOL_REFUSE_IF(properties && properties[0] != 0, CL_INVALID_PROPERTY,
+                      "no image property is supported");
     return create_image(__func__, context, flags, image_format, image_desc, host_ptr);
   });
 }
@@ -521,12 +541,14 @@ void* CL_API_CALL clEnqueueMapImage(cl_command_queue command_queue, cl_mem image
   return err == CL_SUCCESS ? mapped : nullptr;
 }
 
-cl_sampler CL_API_CALL clCreateSampler(cl_context context, cl_bool normalized_coords,
-                                       cl_addressing_mode addressing_mode,
-                                       cl_filter_mode filter_mode, cl_int* errcode_ret) {
-  return produce<cl_sampler>(errcode_ret, [&]() -> Produced<cl_sampler> {
+namespace {
+
+Produced<cl_sampler> create_sampler(const char* function, cl_context context,
+                                    cl_bool normalized_coords, cl_addressing_mode addressing_mode,
+                                    cl_filter_mode filter_mode) {
+  {
     auto* ctx = checked<Context>(context);
-    PARASOL_REFUSE_IF(!ctx, CL_INVALID_CONTEXT, "not a live Parasol context");
+    if (!ctx) return refuse(function, CL_INVALID_CONTEXT, "not a live Parasol context");
     PARASOL_REFUSE_IF(normalized_coords != CL_TRUE && normalized_coords != CL_FALSE,
                       CL_INVALID_VALUE, "normalized_coords is neither CL_TRUE nor CL_FALSE");
     PARASOL_REFUSE_IF(addressing_mode != CL_ADDRESS_NONE && addressing_mode != CL_ADDRESS_CLAMP_TO_EDGE &&
@@ -539,6 +561,37 @@ cl_sampler CL_API_CALL clCreateSampler(cl_context context, cl_bool normalized_co
                       "no device of the context supports images");
     auto* s = core::create<core::Sampler>(ctx, normalized_coords, addressing_mode, filter_mode);
     return s->handle();
+  }
+}
+
+}  // namespace
+
+cl_sampler CL_API_CALL clCreateSampler(cl_context context, cl_bool normalized_coords,
+                                       cl_addressing_mode addressing_mode,
+                                       cl_filter_mode filter_mode, cl_int* errcode_ret) {
+  return produce<cl_sampler>(errcode_ret, [&] {
+    return create_sampler(__func__, context, normalized_coords, addressing_mode, filter_mode);
+  });
+}
+
+cl_sampler CL_API_CALL clCreateSamplerWithProperties(cl_context context,
+                                                     const cl_sampler_properties* properties,
+                                                     cl_int* errcode_ret) {
+  return produce<cl_sampler>(errcode_ret, [&]() -> Produced<cl_sampler> {
+    // Defaults: normalized coordinates, clamp, nearest (OpenCL 2.0).
+    cl_bool normalized = CL_TRUE;
+    cl_addressing_mode addressing = CL_ADDRESS_CLAMP;
+    cl_filter_mode filter = CL_FILTER_NEAREST;
+    for (const cl_sampler_properties* p = properties; p && *p; p += 2) {
+      switch (p[0]) {
+        case CL_SAMPLER_NORMALIZED_COORDS: normalized = static_cast<cl_bool>(p[1]); break;
+        case CL_SAMPLER_ADDRESSING_MODE: addressing = static_cast<cl_addressing_mode>(p[1]); break;
+        case CL_SAMPLER_FILTER_MODE: filter = static_cast<cl_filter_mode>(p[1]); break;
+        default:
+          return refuse(__func__, CL_INVALID_VALUE, "unknown sampler property 0x", std::hex, p[0]);
+      }
+    }
+    return create_sampler(__func__, context, normalized, addressing, filter);
   });
 }
 

@@ -90,6 +90,17 @@ core::ArgClass class_of(const core::KernelArgInfo& info, size_t arg_size, const 
 
 }  // namespace
 
+cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int* errcode_ret) {
+  return produce<cl_kernel>(errcode_ret, [&]() -> Produced<cl_kernel> {
+    auto* k = checked<Kernel>(source_kernel);
+    PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
+    cl_int err = CL_SUCCESS;
+    Kernel* copy = k->clone(err);
+    if (!copy) return refuse(__func__, err, "kernel ", k->name(), " could not be made again");
+    return copy->handle();
+  });
+}
+
 cl_int CL_API_CALL clRetainKernel(cl_kernel kernel) {
   return retain_handle<Kernel>(__func__, kernel, CL_INVALID_KERNEL);
 }

@@ -41,7 +41,16 @@ cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_platform_info p
   InfoOut out(param_value_size, param_value, param_value_size_ret);
   switch (param_name) {
     case CL_PLATFORM_PROFILE: return out.string("FULL_PROFILE");
-    case CL_PLATFORM_VERSION: return out.string("OpenCL 1.2 Parasol " PARASOL_VERSION);
+    // The API Parasol implements; each device reports its vendor's version.
+    case CL_PLATFORM_VERSION: return out.string("OpenCL 3.0 Parasol " PARASOL_VERSION);
+    case CL_PLATFORM_NUMERIC_VERSION: return out.scalar(cl_version{CL_MAKE_VERSION(3, 0, 0)});
+    case CL_PLATFORM_EXTENSIONS_WITH_VERSION: {
+      const cl_name_version list[] = {{CL_MAKE_VERSION(1, 0, 0), "cl_khr_icd"},
+                                      {CL_MAKE_VERSION(1, 0, 0), CL_PARASOL_EXTENSION_NAME}};
+      return out.bytes(list, sizeof list);
+    }
+    // No device and host timer synchronisation (clGetHostTimer).
+    case CL_PLATFORM_HOST_TIMER_RESOLUTION: return out.scalar(cl_ulong{0});
     // SOCL 1.3's own answers (socl/src/socl.c) under PARASOL_SOCL=1.
     case CL_PLATFORM_NAME: return out.string(settings::socl() ? "SOCL Platform" : "Parasol");
     case CL_PLATFORM_VENDOR: return out.string(settings::socl() ? "Inria" : "Parasol");

@@ -231,6 +231,9 @@ cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_info param_na
       return out.array(ids);
     }
     case CL_PROGRAM_SOURCE: return out.string(p->source());
+    case CL_PROGRAM_IL: return out.bytes(nullptr, 0);  // no device takes intermediate languages
+    case CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT:
+    case CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT: return out.scalar(cl_bool{CL_FALSE});
     case CL_PROGRAM_BINARY_SIZES: {
       std::vector<size_t> sizes;
       for (auto& b : builds) sizes.push_back(p->binary(b).size());
@@ -280,6 +283,14 @@ cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_device_id device
     case CL_PROGRAM_BUILD_OPTIONS: return out.string(b->options);
     case CL_PROGRAM_BUILD_LOG: return out.string(b->log);
     case CL_PROGRAM_BINARY_TYPE: return out.scalar(b->binary_type);
+    case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE: {
+      // The vendor's (OpenCL 2.0 devices); the native device has none.
+      size_t total = 0;
+      if (b->program && b->status == CL_BUILD_SUCCESS)
+        ::clGetProgramBuildInfo(b->program.get(), b->device->vendor(), param_name, sizeof total,
+                                &total, nullptr);
+      return out.scalar(total);
+    }
     default:
       return refuse(__func__, CL_INVALID_VALUE, "unknown param_name 0x", std::hex, param_name);
   }

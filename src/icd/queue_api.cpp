@@ -51,12 +51,23 @@ cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(
     cl_int* errcode_ret) {
   return produce<cl_command_queue>(errcode_ret, [&]() -> Produced<cl_command_queue> {
     cl_command_queue_properties props = 0;
+    std::vector<cl_queue_properties> array;
     for (const cl_queue_properties* p = properties; p && *p; p += 2) {
-      PARASOL_REFUSE_IF(p[0] != CL_QUEUE_PROPERTIES, CL_INVALID_VALUE,
-                        "unsupported queue property 0x", std::hex, p[0]);
+      PARASOL_REFUSE_IF(p[0] != CL_QUEUE_PROPERTIES && p[0] != CL_QUEUE_SIZE, CL_INVALID_VALUE,
+                        "unknown queue property 0x", std::hex, p[0]);
+      // Device-side queues (CL_QUEUE_ON_DEVICE, their CL_QUEUE_SIZE): no
+      // Parasol device offers them.
+      PARASOL_REFUSE_IF(p[0] == CL_QUEUE_SIZE, CL_INVALID_QUEUE_PROPERTIES,
+                        "CL_QUEUE_SIZE is for device-side queues, which no device offers");
       props = static_cast<cl_command_queue_properties>(p[1]);
+      PARASOL_REFUSE_IF(props & (CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT),
+                        CL_INVALID_QUEUE_PROPERTIES, "no device offers device-side queues");
+      array.insert(array.end(), {p[0], p[1]});
     }
-    return make_queue(__func__, context, device, props);
+    if (properties) array.push_back(0);
+    Produced<cl_command_queue> q = make_queue(__func__, context, device, props);
+    if (q.value) CommandQueue::from(q.value)->set_properties_array(std::move(array));
+    return q;
   });
 }
 
@@ -81,6 +92,12 @@ cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_queue,
       return out.scalar(q->device() ? q->device()->handle() : cl_device_id{nullptr});
     case CL_QUEUE_REFERENCE_COUNT: return out.scalar(q->api_ref_count());
     case CL_QUEUE_PROPERTIES: return out.scalar(q->properties());
+    case CL_QUEUE_PROPERTIES_ARRAY:
+      return out.bytes(q->properties_array().data(),
+                       q->properties_array().size() * sizeof(cl_queue_properties));
+    case CL_QUEUE_DEVICE_DEFAULT: return out.scalar(cl_command_queue{nullptr});
+    case CL_QUEUE_SIZE:
+      return refuse(__func__, CL_INVALID_COMMAND_QUEUE, "CL_QUEUE_SIZE is for device-side queues");
     default:
       return refuse(__func__, CL_INVALID_VALUE, "unknown param_name 0x", std::hex, param_name);
   }
