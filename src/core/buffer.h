@@ -64,6 +64,11 @@ class Buffer final : public Object<Buffer, _cl_mem, ObjectKind::Mem> {
 
   void add_destructor_callback(void(CL_CALLBACK* fn)(cl_mem, void*), void* user_data);
 
+  // CL_MEM_PROPERTIES: what a *WithProperties creation was given (its
+  // terminating 0 included); empty otherwise.
+  const std::vector<cl_mem_properties>& properties() const { return properties_; }
+  void set_properties(std::vector<cl_mem_properties> p) { properties_ = std::move(p); }
+
   // The last internal reference went: the buffer lets go of its data and
   // runs its destructor callbacks now; the object's memory stays while a
   // kernel still has it set as an argument (ArgBuffer), so that a launch can
@@ -86,6 +91,7 @@ class Buffer final : public Object<Buffer, _cl_mem, ObjectKind::Mem> {
   std::shared_ptr<runtime::BufferStorage> storage_;
   std::unique_ptr<const ImageShape> image_;
   std::unique_ptr<runtime::ImageMirrors> mirrors_;
+  std::vector<cl_mem_properties> properties_;
 
   mutable std::mutex maps_mutex_;
   std::vector<Mapping> mappings_;

@@ -32,6 +32,10 @@ class Sampler final : public Object<Sampler, _cl_sampler, ObjectKind::Sampler> {
   // The sampler_t value of kernel code: CLK_NORMALIZED_COORDS_* |
   // CLK_ADDRESS_* | CLK_FILTER_*.
   std::uint32_t bits() const;
+  // CL_SAMPLER_PROPERTIES: what clCreateSamplerWithProperties was given (its
+  // terminating 0 included); empty otherwise.
+  const std::vector<cl_sampler_properties>& properties() const { return properties_; }
+  void set_properties(std::vector<cl_sampler_properties> p) { properties_ = std::move(p); }
 
   // The vendor sampler on worker's device (made once: the caller holds the
   // vendor's lock); null with err on failure.
@@ -44,6 +48,7 @@ class Sampler final : public Object<Sampler, _cl_sampler, ObjectKind::Sampler> {
   const cl_filter_mode filter_;
   std::mutex mutex_;
   std::vector<std::pair<int, VendorSampler>> vendor_;  // per StarPU worker
+  std::vector<cl_sampler_properties> properties_;
 };
 
 }  // namespace parasol::core

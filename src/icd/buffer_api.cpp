@@ -93,7 +93,9 @@ cl_mem CL_API_CALL clCreateBufferWithProperties(cl_context context,
   return produce<cl_mem>(errcode_ret, [&]() -> Produced<cl_mem> {
     PARASOL_REFUSE_IF(properties && properties[0] != 0, CL_INVALID_PROPERTY,
                       "no buffer property is supported");
-    return create_buffer(__func__, context, flags, size, host_ptr);
+    Produced<cl_mem> made = create_buffer(__func__, context, flags, size, host_ptr);
+    if (made.value) Buffer::from(made.value)->set_properties(property_list(properties));
+    return made;
   });
 }
 
@@ -165,7 +167,8 @@ cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name,
     case CL_MEM_OFFSET:
       return out.scalar(b->parent() && !b->image() ? b->origin() : size_t{0});
     case CL_MEM_USES_SVM_POINTER: return out.scalar(cl_bool{CL_FALSE});
-    case CL_MEM_PROPERTIES: return out.bytes(nullptr, 0);  // none are offered
+    case CL_MEM_PROPERTIES:
+      return out.bytes(b->properties().data(), b->properties().size() * sizeof(cl_mem_properties));
     default:
       return refuse(__func__, CL_INVALID_VALUE, "unknown param_name 0x", std::hex, param_name);
   }

@@ -51,7 +51,11 @@ cl_int parse_properties(const char* function, const cl_context_properties* props
         out.scheduler = policy;
         break;
       }
-      case CL_CONTEXT_INTEROP_USER_SYNC: break;
+      case CL_CONTEXT_INTEROP_USER_SYNC:
+        if (value != CL_TRUE && value != CL_FALSE)
+          return refuse(function, CL_INVALID_PROPERTY,
+                        "CL_CONTEXT_INTEROP_USER_SYNC is neither CL_TRUE nor CL_FALSE");
+        break;
       default:
         return refuse(function, CL_INVALID_PROPERTY, "unknown context property 0x", std::hex,
                       name);

@@ -87,7 +87,7 @@ cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type device
                                   cl_uint* num_devices) {
   PARASOL_REFUSE_IF(platform && platform != Platform::instance().handle(), CL_INVALID_PLATFORM,
                     "not the Parasol platform");
-  PARASOL_REFUSE_IF(device_type != CL_DEVICE_TYPE_ALL && (device_type & ~kValidTypes),
+  PARASOL_REFUSE_IF(device_type == 0 || (device_type != CL_DEVICE_TYPE_ALL && (device_type & ~kValidTypes)),
                     CL_INVALID_DEVICE_TYPE, "invalid device type bits 0x", std::hex,
                     device_type);
   PARASOL_REFUSE_IF(num_entries == 0 && devices, CL_INVALID_VALUE,

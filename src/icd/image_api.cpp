@@ -314,7 +314,9 @@ cl_mem CL_API_CALL clCreateImageWithProperties(cl_context context,
   return produce<cl_mem>(errcode_ret, [&]() -> Produced<cl_mem> {
     PARASOL_REFUSE_IF(properties && properties[0] != 0, CL_INVALID_PROPERTY,
                       "no image property is supported");
-    return create_image(__func__, context, flags, image_format, image_desc, host_ptr);
+    Produced<cl_mem> made = create_image(__func__, context, flags, image_format, image_desc, host_ptr);
+    if (made.value) Buffer::from(made.value)->set_properties(property_list(properties));
+    return made;
   });
 }
 
@@ -591,7 +593,9 @@ cl_sampler CL_API_CALL clCreateSamplerWithProperties(cl_context context,
           return refuse(__func__, CL_INVALID_VALUE, "unknown sampler property 0x", std::hex, p[0]);
       }
     }
-    return create_sampler(__func__, context, normalized, addressing, filter);
+    Produced<cl_sampler> made = create_sampler(__func__, context, normalized, addressing, filter);
+    if (made.value) core::Sampler::from(made.value)->set_properties(property_list(properties));
+    return made;
   });
 }
 
@@ -615,6 +619,9 @@ cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_na
     case CL_SAMPLER_NORMALIZED_COORDS: return out.scalar(s->normalized());
     case CL_SAMPLER_ADDRESSING_MODE: return out.scalar(s->addressing());
     case CL_SAMPLER_FILTER_MODE: return out.scalar(s->filter());
+    case CL_SAMPLER_PROPERTIES:
+      return out.bytes(s->properties().data(),
+                       s->properties().size() * sizeof(cl_sampler_properties));
     default:
       return refuse(__func__, CL_INVALID_VALUE, "unknown param_name 0x", std::hex, param_name);
   }

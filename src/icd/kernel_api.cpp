@@ -165,6 +165,11 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
       PARASOL_REFUSE_IF(!b || !b->image() || b->context() != k->program()->context(),
                         CL_INVALID_MEM_OBJECT, "argument ", arg_index,
                         " is not a live image of the kernel's context");
+      const cl_kernel_arg_access_qualifier access = k->arg_info()[arg_index].access;
+      PARASOL_REFUSE_IF((access == CL_KERNEL_ARG_ACCESS_READ_ONLY && (b->flags() & CL_MEM_WRITE_ONLY)) ||
+                            (access == CL_KERNEL_ARG_ACCESS_WRITE_ONLY && (b->flags() & CL_MEM_READ_ONLY)),
+                        CL_INVALID_ARG_VALUE, "argument ", arg_index,
+                        ": the image's access flags deny what the kernel does with it");
       arg.kind = KernelArg::Kind::Image;
       arg.buffer = core::ArgBuffer::weak(b);
       break;
@@ -298,12 +303,13 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
                     "the program of kernel ", k->name(), " is not built for ", q->device()->name());
   PARASOL_REFUSE_IF(work_dim < 1 || work_dim > 3, CL_INVALID_WORK_DIMENSION, "work_dim ",
                     work_dim, " is not 1, 2 or 3");
-  PARASOL_REFUSE_IF(!global_work_size, CL_INVALID_GLOBAL_WORK_SIZE, "global_work_size is null");
   runtime::NDRange range;
   range.work_dim = work_dim;
-  for (cl_uint i = 0; i < work_dim; ++i) {
-    PARASOL_REFUSE_IF(global_work_size[i] == 0, CL_INVALID_GLOBAL_WORK_SIZE,
-                      "global_work_size[", i, "] is 0");
+  // A range with no work-item (no global size, or a 0 in it: OpenCL 2.1)
+  // completes once its wait list has.
+  bool empty = !global_work_size;
+  for (cl_uint i = 0; i < work_dim && !empty; ++i) {
+    empty |= global_work_size[i] == 0;
     range.global[i] = global_work_size[i];
     if (global_work_offset) range.offset[i] = global_work_offset[i];
     if (local_work_size) {
@@ -320,9 +326,8 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
   for (Device* d : candidates) {
     if (!k->runs_on(d)) continue;
     auto limits = k->work_group_limits(d);
-    // OpenCL 1.2: a kernel declared with reqd_work_group_size needs it given.
-    PARASOL_REFUSE_IF(!local_work_size && limits.reqd[0] != 0, CL_INVALID_WORK_GROUP_SIZE,
-                      "kernel ", k->name(), " has a reqd_work_group_size but local_work_size is null");
+    // Without a local size, the device takes the kernel's
+    // reqd_work_group_size, if it has one (OpenCL 2.0 on).
     if (!local_work_size) continue;
     for (cl_uint i = work_dim; i < 3; ++i) range.local[i] = 1;
     size_t total = range.local[0] * range.local[1] * range.local[2];
@@ -341,6 +346,12 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
   if (cl_int err = check_wait_list(__func__, num_events_in_wait_list, event_wait_list,
                                    q->context(), waits))
     return err;
+  if (empty) {
+    PARASOL_REFUSE_IF(!k->args_view().complete(), CL_INVALID_KERNEL_ARGS, "kernel ", k->name(),
+                      " has unset arguments, or a buffer argument released since it was set");
+    give_event(q->enqueue(CL_COMMAND_NDRANGE_KERNEL, nullptr, waits), event);
+    return CL_SUCCESS;
+  }
   // A SOCL divide function, when one is set, runs instead of the kernel
   // (unless it is running already: its own launches run the kernel).
   if (k->try_begin_socl_division()) {

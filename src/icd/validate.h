@@ -76,6 +76,18 @@ H produce(cl_int* errcode_ret, Body&& body) {
   return r.value;  // null but where an error comes with a handle
 }
 
+// A 0-terminated name-value property list as given (its 0 included; empty
+// for none), for the *_PROPERTIES queries.
+template <typename T>
+std::vector<T> property_list(const T* properties) {
+  std::vector<T> out;
+  if (!properties) return out;
+  const T* p = properties;
+  while (*p) p += 2;
+  out.assign(properties, p + 1);
+  return out;
+}
+
 // An enqueue's resolved wait list: in place for the usual few (a chain's
 // one event cost a heap list per command).
 using WaitList = SmallVector<core::Event*, 8>;
