@@ -8,25 +8,28 @@
 
 namespace parasol::schedulers {
 
-SoclFactorChoice::SoclFactorChoice(cl_uint space)
-    : ns_(space, 0), in_flight_(space, false) {}
+SoclFactorChoice::SoclFactorChoice(cl_uint space) : space_(space) {}
 
 cl_uint SoclFactorChoice::choose() {
   std::lock_guard lock(mutex_);
-  const cl_uint space = static_cast<cl_uint>(ns_.size());
-  if (space < 2) return 1;
+  if (space_ < 2) return 1;
   // SOCL's scan: the first factor not tried yet; past the end, the
-  // shortest measured (factor 1 while none is measured).
+  // shortest measured (factor 1 while none is measured). The statistics
+  // grow with the factors tried, not with the space (any cl_uint).
   cl_uint factor = 1, best = 1;
   std::uint64_t best_ns = std::numeric_limits<std::uint64_t>::max();
-  while (factor < space && (ns_[factor] != 0 || in_flight_[factor])) {
+  while (factor < space_ && factor < ns_.size() && (ns_[factor] != 0 || in_flight_[factor])) {
     if (ns_[factor] != 0 && ns_[factor] < best_ns) {
       best_ns = ns_[factor];
       best = factor;
     }
     ++factor;
   }
-  if (factor == space) factor = best;
+  if (factor == space_) factor = best;
+  if (factor >= ns_.size()) {
+    ns_.resize(factor + 1, 0);
+    in_flight_.resize(factor + 1, false);
+  }
   in_flight_[factor] = true;
   return factor;
 }

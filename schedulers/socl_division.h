@@ -46,8 +46,9 @@ class SoclFactorChoice {
   void abandon(cl_uint factor);
 
  private:
+  const cl_uint space_;
   std::mutex mutex_;
-  std::vector<std::uint64_t> ns_;  // per factor; 0: not measured
+  std::vector<std::uint64_t> ns_;  // per factor tried so far; 0: not measured
   std::vector<bool> in_flight_;
 };
 

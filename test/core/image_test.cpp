@@ -478,6 +478,15 @@ TEST_CASE("image and sampler misuse is refused with the spec's errors") {
   Program prog(ctx, kSample);
   Kernel k(prog, "sample");
   CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &buf.m) == CL_INVALID_MEM_OBJECT);
+  // A read_only argument refuses an image the kernel may not read, and the
+  // other way round.
+  cl_mem write_only = make_image(ctx, CL_MEM_WRITE_ONLY, kRgba8, desc, nullptr);
+  cl_mem read_only = make_image(ctx, CL_MEM_READ_ONLY, kRgba8, desc, nullptr);
+  CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &write_only) == CL_INVALID_ARG_VALUE);
+  CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &read_only) == CL_INVALID_ARG_VALUE);
+  CL_REQUIRE(clSetKernelArg(k, 0, sizeof(cl_mem), &read_only));
+  clReleaseMemObject(write_only);
+  clReleaseMemObject(read_only);
   CHECK(clSetKernelArg(k, 2, sizeof(cl_sampler), &img) == CL_INVALID_SAMPLER);
   CHECK(clCreateSampler(ctx, CL_TRUE, 0x1234, CL_FILTER_NEAREST, &err) == nullptr);
   CHECK(err == CL_INVALID_VALUE);
