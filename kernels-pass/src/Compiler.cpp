@@ -480,18 +480,13 @@ LinkResult link(const std::vector<std::vector<unsigned char>>& inputs, bool crea
 
 BuildResult load_binary(const unsigned char* data, std::size_t size) {
   ProgramImage img;
-  std::string log;
-  if (deserialise(data, size, img, log) && img.kind != ImageKind::Executable) {
-    BuildResult r;
-    r.log = "error: a compiled object or a library, not an executable: link it first\n";
+  BuildResult r;
+  if (!deserialise(data, size, img, r.log)) return r;
+  if (img.kind != ImageKind::Executable) {
+    r.log += "error: a compiled object or a library, not an executable: link it first\n";
     return r;
   }
-  if (!deserialise(data, size, img, log)) {
-    BuildResult r;
-    r.log = std::move(log);
-    return r;
-  }
-  return from_image(std::move(img), std::vector<unsigned char>(data, data + size), std::move(log));
+  return from_image(std::move(img), std::vector<unsigned char>(data, data + size), std::move(r.log));
 }
 
 }  // namespace parasol::kernels
