@@ -43,6 +43,14 @@ static_assert(offsetof(NDRange, global_offset) == 8);
 static_assert(offsetof(NDRange, global_size) == 32);
 static_assert(offsetof(NDRange, local_size) == 56);
 static_assert(offsetof(NDRange, num_groups) == 80);
+// The image built-ins read ImageDesc through the same offsets (builtins/image.h).
+static_assert(offsetof(ImageDesc, width) == 8);
+static_assert(offsetof(ImageDesc, array_size) == 32);
+static_assert(offsetof(ImageDesc, row_pitch) == 40);
+static_assert(offsetof(ImageDesc, slice_pitch) == 48);
+static_assert(offsetof(ImageDesc, channel_order) == 56);
+static_assert(offsetof(ImageDesc, element_size) == 64);
+static_assert(sizeof(ImageDesc) == 72);
 
 namespace {
 
@@ -166,22 +174,6 @@ struct PhaseTimer {
   }
 };
 
-// Images and samplers are not offered (CL_DEVICE_IMAGE_SUPPORT is false):
-// a kernel taking one fails the build with a line saying so, before the
-// built-ins are linked (whose missing image functions would only give an
-// obscure link error).
-bool supported_arguments(const std::vector<KernelInfo>& kernels, std::string& log) {
-  bool ok = true;
-  for (const KernelInfo& k : kernels)
-    for (const ArgInfo& a : k.args)
-      if (a.kind == ArgKind::Image || a.kind == ArgKind::Sampler) {
-        log += "error: kernel '" + k.name + "', argument '" + a.name + "' (" + a.type_name +
-               "): images and samplers are not supported by the Parasol native CPU device\n";
-        ok = false;
-      }
-  return ok;
-}
-
 // Whether a printf format has a vector conversion (%v4f, %-8v2hld...).
 bool has_vector_conversion(llvm::StringRef format) {
   for (size_t i = 0; i < format.size(); ++i) {
@@ -227,7 +219,6 @@ BuildResult finish(std::unique_ptr<llvm::Module> m, bool opt_disable, std::strin
                    PhaseTimer& timer) {
   BuildResult r;
   r.log = std::move(log);
-  if (!supported_arguments(collect_kernel_info(*m), r.log)) return r;
   if (!supported_printf_formats(*m, r.log)) return r;
   if (!link_builtins(*m, r.log)) return r;
   timer.mark("builtins");

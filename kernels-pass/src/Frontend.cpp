@@ -188,12 +188,19 @@ bool run_clang(std::string_view source, const FrontendOptions& opts, clang::Fron
       // The OpenCL version of the device (the native device's
       // CL_DEVICE_VERSION is OpenCL 1.2): the one predefined macro of
       // OpenCL C 1.2 (6.10) that Clang leaves to the implementation.
-      // __IMAGE_SUPPORT__ stays undefined: the device has no images.
       "-D__OPENCL_VERSION__=120",
+      // Images, 3D image writes included (builtins/image*.cl); the
+      // __opencl_c_* features say the same under -cl-std=CL3.0 (read_write
+      // images: OpenCL C 2.0 has them, and so do the built-ins).
+      // __IMAGE_SUPPORT__ (6.10, left to the implementation like the
+      // version) follows CL_DEVICE_IMAGE_SUPPORT, still false until the
+      // runtime offers images: "-D__IMAGE_SUPPORT__=1" goes here when it
+      // turns true (test_native_programs checks that the two agree).
       "-cl-ext=-all,+cl_khr_fp64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,"
       "+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,"
       "+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,"
-      "+cl_khr_byte_addressable_store,+__opencl_c_fp64,+__opencl_c_int64,"
+      "+cl_khr_byte_addressable_store,+cl_khr_3d_image_writes,+__opencl_c_images,"
+      "+__opencl_c_3d_image_writes,+__opencl_c_read_write_images,+__opencl_c_fp64,+__opencl_c_int64,"
       "+__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables,"
       "+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,"
       "+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices"};

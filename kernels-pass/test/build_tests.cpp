@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <time.h>
@@ -71,15 +72,64 @@ TEST_CASE("declared but undefined function", "[build]") {
   REQUIRE(r.log.find("undefined function 'helper'") != std::string::npos);
 }
 
-TEST_CASE("image and sampler arguments: no program, a log line naming them", "[build]") {
-  auto r = build("__kernel void k(__read_only image2d_t im, sampler_t s, __global float* o) {\n"
-                 "  o[0] = 1.0f; }", "-DX=1 -Dunique_to_this_test");
-  REQUIRE(r.program == nullptr);
-  INFO(r.log);
-  REQUIRE(r.log.find("argument 'im' (image2d_t)") != std::string::npos);
-  REQUIRE(r.log.find("argument 's' (sampler_t)") != std::string::npos);
-  REQUIRE(r.log.find("not supported") != std::string::npos);
-  CHECK_FALSE(r.invalid_options);  // the options were fine: the compile failed
+namespace {
+// A kernel per image type and access qualifier calling every image
+// function OpenCL C offers it (read_write: OpenCL C 2.0 and later).
+std::string every_image_function(bool read_write) {
+  struct Type {
+    const char *name, *fc, *ic;
+    bool sampled, height, depth, array;  // height: get_image_height and get_image_dim
+  };
+  const Type types[] = {
+      {"image1d_t", "float", "int", true, false, false, false},
+      {"image1d_buffer_t", nullptr, "int", false, false, false, false},
+      {"image1d_array_t", "float2", "int2", true, false, false, true},
+      {"image2d_t", "float2", "int2", true, true, false, false},
+      {"image2d_array_t", "float4", "int4", true, true, false, true},
+      {"image3d_t", "float4", "int4", true, true, true, false},
+  };
+  std::string src = "#pragma OPENCL EXTENSION cl_khr_3d_image_writes : enable\n"
+                    "#ifndef cl_khr_3d_image_writes\n"
+                    "#error no 3D image writes\n"
+                    "#endif\n";
+  int n = 0;
+  for (const Type& t : types)
+    for (std::string access : {"read_only", "write_only", "read_write"}) {
+      if (access == "read_write" && !read_write) continue;
+      std::string ic = std::string("(") + t.ic + ")(0)";
+      src += "__kernel void k" + std::to_string(n++) + "(" + access + " " + t.name +
+             " im, sampler_t s, __global float4* f, __global int4* i, __global uint4* u, "
+             "__global long* q) {\n  q[0] = get_image_width(im) + get_image_channel_order(im) + "
+             "get_image_channel_data_type(im);\n";
+      if (t.height) src += "  q[1] = get_image_height(im) + get_image_dim(im).x;\n";
+      if (t.depth) src += "  q[2] = get_image_depth(im);\n";
+      if (t.array) src += "  q[3] = get_image_array_size(im);\n";
+      if (access == "read_only" && t.sampled) {
+        std::string fc = std::string("(") + t.fc + ")(0.5f)";
+        for (auto [suffix, out] : {std::pair{"f", "f"}, std::pair{"i", "i"}, std::pair{"ui", "u"}})
+          src += std::string("  ") + out + "[0] = read_image" + suffix + "(im, s, " + fc + ") + read_image" +
+                 suffix + "(im, s, " + ic + ");\n";
+      }
+      if (access != "write_only")
+        src += "  f[1] = read_imagef(im, " + ic + "); i[1] = read_imagei(im, " + ic +
+               "); u[1] = read_imageui(im, " + ic + ");\n";
+      if (access != "read_only")
+        src += "  write_imagef(im, " + ic + ", f[2]); write_imagei(im, " + ic + ", i[2]); write_imageui(im, " +
+               ic + ", u[2]);\n";
+      src += "}\n";
+    }
+  return src;
+}
+}  // namespace
+
+TEST_CASE("every image function links, in OpenCL C 1.2, 2.0 (read_write images) and 3.0", "[build][image]") {
+  for (auto [options, read_write] : {std::pair{"", false}, std::pair{"-cl-std=CL2.0", true},
+                                     std::pair{"-cl-std=CL3.0", true}}) {
+    INFO(options);
+    auto r = build(every_image_function(read_write), options);
+    INFO(r.log);
+    CHECK(r.program != nullptr);
+  }
 }
 
 TEST_CASE("printf with a vector conversion: no program, a log line; other formats build", "[build]") {

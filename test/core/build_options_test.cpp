@@ -26,7 +26,7 @@ const char* kEveryArgument =
     "                         __constant float* table, __local float* scratch,\n"
     "                         const int count, float4 v, pair_t p,\n"
     "                         __global volatile uint* flags, sampler_t unused_sampler_free) {}\n";
-// The same without a sampler (the native device takes no samplers).
+// The same without a sampler, and using its arguments.
 const char* kEveryArgumentNoSampler =
     "typedef struct { float x; int n; } pair_t;\n"
     "__kernel void every_kind(__global float* restrict out, __global const int* in,\n"

@@ -1,6 +1,7 @@
 // Programs on the native CPU device: binaries that round-trip through
 // clCreateProgramWithBinary, the on-disk kernel cache, Clang's diagnostics in
-// the build log, and unsupported features that fail the build cleanly.
+// the build log, unsupported features that fail the build cleanly, and
+// kernels taking images and samplers.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -184,12 +185,10 @@ TEST_CASE("a build error on the native device is CL_BUILD_PROGRAM_FAILURE with C
   CL_REQUIRE(clReleaseProgram(prog));
 }
 
-TEST_CASE("image and sampler arguments, printf vector formats and pipes fail the native build with a log line, never a crash") {
+TEST_CASE("printf vector formats and pipes fail the native build with a log line, never a crash") {
   Context ctx(native_devices());
   cl_device_id native = native_devices()[0];
   for (const char* source : {
-           "__kernel void img(__read_only image2d_t im, __global float4* out) { out[0] = (float4)(0); }\n",
-           "__kernel void smp(sampler_t s, __global float* out) { out[0] = 1.0f; }\n",
            "__kernel void pv(__global float* o) { printf(\"%v4hlf\\n\", (float4)(o[0])); }\n",
            "__kernel void pipe_k(__global int* out) { out[0] = 1; }\n"
            "__kernel void with_pipe(read_only pipe int p, __global int* out) { out[0] = 2; }\n"}) {
@@ -204,6 +203,33 @@ TEST_CASE("image and sampler arguments, printf vector formats and pipes fail the
     CL_REQUIRE(clGetProgramBuildInfo(prog, native, CL_PROGRAM_BUILD_STATUS, sizeof status, &status, nullptr));
     CHECK(status == CL_BUILD_ERROR);
     CL_REQUIRE(clReleaseProgram(prog));
+  }
+}
+
+TEST_CASE("kernels taking images and samplers build for the native device, their arguments described") {
+  Context ctx(native_devices());
+  Program prog(ctx, "__kernel void img(__read_only image2d_t im, sampler_t s, write_only image3d_t o,\n"
+                    "                  __global float4* out) {\n"
+                    "  out[0] = read_imagef(im, s, (float2)(0.5f)); }\n");
+  Kernel k(prog, "img");
+  const struct {
+    const char* type;
+    cl_kernel_arg_access_qualifier access;
+    cl_kernel_arg_address_qualifier address;
+  } want[] = {{"image2d_t", CL_KERNEL_ARG_ACCESS_READ_ONLY, CL_KERNEL_ARG_ADDRESS_GLOBAL},
+              {"sampler_t", CL_KERNEL_ARG_ACCESS_NONE, CL_KERNEL_ARG_ADDRESS_PRIVATE},
+              {"image3d_t", CL_KERNEL_ARG_ACCESS_WRITE_ONLY, CL_KERNEL_ARG_ADDRESS_GLOBAL}};
+  for (cl_uint i = 0; i < 3; ++i) {
+    INFO("argument " << i);
+    char type[64] = {};
+    CL_REQUIRE(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type, type, nullptr));
+    CHECK(std::string(type) == want[i].type);
+    cl_kernel_arg_access_qualifier access = 0;
+    CL_REQUIRE(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof access, &access, nullptr));
+    CHECK(access == want[i].access);
+    cl_kernel_arg_address_qualifier address = 0;
+    CL_REQUIRE(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address, nullptr));
+    CHECK(address == want[i].address);
   }
 }
 
