@@ -193,9 +193,9 @@ bool run_clang(std::string_view source, const FrontendOptions& opts, clang::Fron
       // __opencl_c_* features say the same under -cl-std=CL3.0 (read_write
       // images: OpenCL C 2.0 has them, and so do the built-ins).
       // __IMAGE_SUPPORT__ (6.10, left to the implementation like the
-      // version) follows CL_DEVICE_IMAGE_SUPPORT, still false until the
-      // runtime offers images: "-D__IMAGE_SUPPORT__=1" goes here when it
-      // turns true (test_native_programs checks that the two agree).
+      // version) follows CL_DEVICE_IMAGE_SUPPORT (test_native_programs
+      // checks that the two agree).
+      "-D__IMAGE_SUPPORT__=1",
       "-cl-ext=-all,+cl_khr_fp64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,"
       "+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,"
       "+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,"

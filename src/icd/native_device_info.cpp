@@ -18,7 +18,7 @@ constexpr const char* kExtensions =
     "cl_khr_byte_addressable_store cl_khr_fp64 cl_khr_global_int32_base_atomics "
     "cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics "
     "cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics "
-    "cl_khr_int64_extended_atomics";
+    "cl_khr_int64_extended_atomics cl_khr_3d_image_writes";
 
 cl_uint max_clock_mhz() {
   std::ifstream f("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
@@ -62,17 +62,21 @@ cl_int native_device_info(const core::Device& d, cl_device_info param, InfoOut& 
     case CL_DEVICE_ADDRESS_BITS: return out.scalar(cl_uint{64});
     case CL_DEVICE_MAX_MEM_ALLOC_SIZE: return out.scalar(d.max_mem_alloc_size());
     case CL_DEVICE_GLOBAL_MEM_SIZE: return out.scalar(d.global_mem_size());
-    case CL_DEVICE_IMAGE_SUPPORT: return out.scalar(cl_bool{CL_FALSE});
-    case CL_DEVICE_MAX_READ_IMAGE_ARGS:
-    case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
-    case CL_DEVICE_MAX_SAMPLERS: return out.scalar(cl_uint{0});
-    case CL_DEVICE_IMAGE2D_MAX_WIDTH:
-    case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
-    case CL_DEVICE_IMAGE3D_MAX_WIDTH:
-    case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
-    case CL_DEVICE_IMAGE3D_MAX_DEPTH:
+    case CL_DEVICE_IMAGE_SUPPORT: return out.scalar(cl_bool{d.image_support()});
+    // OpenCL 1.2's minimums for a device with images (its compiler has no
+    // limit of its own on image and sampler arguments).
+    case CL_DEVICE_MAX_READ_IMAGE_ARGS: return out.scalar(cl_uint{128});
+    case CL_DEVICE_MAX_WRITE_IMAGE_ARGS: return out.scalar(cl_uint{64});
+    case CL_DEVICE_MAX_SAMPLERS: return out.scalar(cl_uint{16});
+    case CL_DEVICE_IMAGE2D_MAX_WIDTH: return out.scalar(d.image_max(CL_MEM_OBJECT_IMAGE2D)[0]);
+    case CL_DEVICE_IMAGE2D_MAX_HEIGHT: return out.scalar(d.image_max(CL_MEM_OBJECT_IMAGE2D)[1]);
+    case CL_DEVICE_IMAGE3D_MAX_WIDTH: return out.scalar(d.image_max(CL_MEM_OBJECT_IMAGE3D)[0]);
+    case CL_DEVICE_IMAGE3D_MAX_HEIGHT: return out.scalar(d.image_max(CL_MEM_OBJECT_IMAGE3D)[1]);
+    case CL_DEVICE_IMAGE3D_MAX_DEPTH: return out.scalar(d.image_max(CL_MEM_OBJECT_IMAGE3D)[2]);
     case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
-    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: return out.scalar(size_t{0});
+      return out.scalar(d.image_max(CL_MEM_OBJECT_IMAGE1D_BUFFER)[0]);
+    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE:
+      return out.scalar(d.image_max(CL_MEM_OBJECT_IMAGE2D_ARRAY)[2]);
     case CL_DEVICE_MAX_PARAMETER_SIZE: return out.scalar(size_t{1024});
     case CL_DEVICE_MEM_BASE_ADDR_ALIGN: return out.scalar(d.mem_base_addr_align_bits());
     case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE: return out.scalar(cl_uint{128});

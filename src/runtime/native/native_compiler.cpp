@@ -181,10 +181,43 @@ std::size_t local_bytes(const NativeKernel& kernel, std::span<const core::Kernel
   return bytes;
 }
 
-// The native device's kernels take no images until its built-ins read them.
-bool image_support() { return false; }
-std::vector<cl_image_format> image_formats(cl_mem_object_type) { return {}; }
-std::array<std::size_t, 3> image_max(cl_mem_object_type) { return {0, 0, 0}; }
+// The native device's built-ins read and write every image format of
+// OpenCL 1.2 (kernels-pass/builtins/image*.cl), in every image type.
+bool image_support() { return true; }
+
+std::vector<cl_image_format> image_formats(cl_mem_object_type) {
+  static const std::vector<cl_image_format> formats = [] {
+    const cl_channel_order orders[] = {CL_R, CL_A, CL_RG, CL_RA, CL_RGB, CL_RGBA, CL_BGRA,
+                                       CL_ARGB, CL_INTENSITY, CL_LUMINANCE, CL_Rx, CL_RGx,
+                                       CL_RGBx};
+    const cl_channel_type types[] = {
+        CL_SNORM_INT8, CL_SNORM_INT16, CL_UNORM_INT8, CL_UNORM_INT16, CL_UNORM_SHORT_565,
+        CL_UNORM_SHORT_555, CL_UNORM_INT_101010, CL_SIGNED_INT8, CL_SIGNED_INT16,
+        CL_SIGNED_INT32, CL_UNSIGNED_INT8, CL_UNSIGNED_INT16, CL_UNSIGNED_INT32, CL_HALF_FLOAT,
+        CL_FLOAT};
+    std::vector<cl_image_format> all;
+    for (cl_channel_order o : orders)
+      for (cl_channel_type t : types)
+        if (core::element_size({o, t})) all.push_back({o, t});
+    return all;
+  }();
+  return formats;
+}
+
+// Extents stay exact as floats (below 2^24) and within an int, as the
+// built-ins' coordinates need; each at least OpenCL 1.2's minimum.
+std::array<std::size_t, 3> image_max(cl_mem_object_type type) {
+  constexpr std::size_t k2d = 16384, k3d = 2048, kLayers = 2048, kBuffer = std::size_t{1} << 27;
+  switch (type) {
+    case CL_MEM_OBJECT_IMAGE1D_BUFFER: return {kBuffer, 1, 1};
+    case CL_MEM_OBJECT_IMAGE1D: return {k2d, 1, 1};
+    case CL_MEM_OBJECT_IMAGE1D_ARRAY: return {k2d, kLayers, 1};
+    case CL_MEM_OBJECT_IMAGE2D: return {k2d, k2d, 1};
+    case CL_MEM_OBJECT_IMAGE2D_ARRAY: return {k2d, k2d, kLayers};
+    case CL_MEM_OBJECT_IMAGE3D: return {k3d, k3d, k3d};
+    default: return {0, 0, 0};
+  }
+}
 
 std::size_t max_work_group_size() { return 1024; }
 
