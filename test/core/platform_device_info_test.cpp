@@ -313,7 +313,17 @@ TEST_CASE("the native device's queries describe what it really does") {
   CHECK(scalar(CL_DEVICE_ENDIAN_LITTLE, cl_bool{0}) == CL_TRUE);
   CHECK(scalar(CL_DEVICE_HOST_UNIFIED_MEMORY, cl_bool{0}) == CL_TRUE);
   CHECK(scalar(CL_DEVICE_COMPILER_AVAILABLE, cl_bool{0}) == CL_TRUE);
-  CHECK(scalar(CL_DEVICE_IMAGE_SUPPORT, cl_bool{1}) == CL_FALSE);
+  // Images, with at least OpenCL 1.2's minimum limits for a device that has them.
+  CHECK(scalar(CL_DEVICE_IMAGE_SUPPORT, cl_bool{0}) == CL_TRUE);
+  CHECK(scalar(CL_DEVICE_MAX_READ_IMAGE_ARGS, cl_uint{0}) >= 128);
+  CHECK(scalar(CL_DEVICE_MAX_WRITE_IMAGE_ARGS, cl_uint{0}) >= 8);
+  CHECK(scalar(CL_DEVICE_MAX_SAMPLERS, cl_uint{0}) >= 16);
+  CHECK(scalar(CL_DEVICE_IMAGE2D_MAX_WIDTH, size_t{0}) >= 8192);
+  CHECK(scalar(CL_DEVICE_IMAGE2D_MAX_HEIGHT, size_t{0}) >= 8192);
+  CHECK(scalar(CL_DEVICE_IMAGE3D_MAX_WIDTH, size_t{0}) >= 2048);
+  CHECK(scalar(CL_DEVICE_IMAGE3D_MAX_DEPTH, size_t{0}) >= 2048);
+  CHECK(scalar(CL_DEVICE_IMAGE_MAX_ARRAY_SIZE, size_t{0}) >= 2048);
+  CHECK(scalar(CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, size_t{0}) >= 65536);
   CHECK(scalar(CL_DEVICE_EXECUTION_CAPABILITIES, cl_device_exec_capabilities{0}) ==
         (CL_EXEC_KERNEL | CL_EXEC_NATIVE_KERNEL));
   CHECK(scalar(CL_DEVICE_QUEUE_PROPERTIES, cl_command_queue_properties{0}) ==
