@@ -3,7 +3,10 @@
 #include <CL/cl_parasol.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
+#include <string>
 #include <vector>
 
 #include "core/platform.h"
@@ -20,10 +23,19 @@ constexpr const char* kExtensions =
     "cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics "
     "cl_khr_int64_extended_atomics cl_khr_3d_image_writes";
 
+// The CPU's highest clock: cpufreq's, else (virtual machines often have no
+// cpufreq) the largest "cpu MHz" /proc/cpuinfo lists.
 cl_uint max_clock_mhz() {
   std::ifstream f("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
   unsigned long khz = 0;
-  return (f >> khz) ? static_cast<cl_uint>(khz / 1000) : 0;
+  if (f >> khz && khz) return static_cast<cl_uint>(khz / 1000);
+  std::ifstream info("/proc/cpuinfo");
+  double mhz = 0;
+  for (std::string line; std::getline(info, line);)
+    if (line.rfind("cpu MHz", 0) == 0)
+      if (auto colon = line.find(':'); colon != std::string::npos)
+        mhz = std::max(mhz, std::atof(line.c_str() + colon + 1));
+  return static_cast<cl_uint>(mhz);
 }
 
 cl_ulong cache_bytes() {
@@ -97,7 +109,7 @@ cl_int native_device_info(const core::Device& d, cl_device_info param, InfoOut& 
     case CL_DEVICE_ENDIAN_LITTLE:
     case CL_DEVICE_AVAILABLE:
     case CL_DEVICE_COMPILER_AVAILABLE: return out.scalar(cl_bool{CL_TRUE});
-    case CL_DEVICE_LINKER_AVAILABLE: return out.scalar(cl_bool{CL_FALSE});
+    case CL_DEVICE_LINKER_AVAILABLE: return out.scalar(cl_bool{CL_TRUE});
     case CL_DEVICE_EXECUTION_CAPABILITIES:
       return out.scalar(cl_device_exec_capabilities{CL_EXEC_KERNEL | CL_EXEC_NATIVE_KERNEL});
     case CL_DEVICE_QUEUE_PROPERTIES:

@@ -313,6 +313,8 @@ TEST_CASE("the native device's queries describe what it really does") {
   CHECK(scalar(CL_DEVICE_ENDIAN_LITTLE, cl_bool{0}) == CL_TRUE);
   CHECK(scalar(CL_DEVICE_HOST_UNIFIED_MEMORY, cl_bool{0}) == CL_TRUE);
   CHECK(scalar(CL_DEVICE_COMPILER_AVAILABLE, cl_bool{0}) == CL_TRUE);
+  CHECK(scalar(CL_DEVICE_LINKER_AVAILABLE, cl_bool{0}) == CL_TRUE);  // clLinkProgram links for it
+  CHECK(scalar(CL_DEVICE_MAX_CLOCK_FREQUENCY, cl_uint{0}) > 0);
   // Images, with at least OpenCL 1.2's minimum limits for a device that has them.
   CHECK(scalar(CL_DEVICE_IMAGE_SUPPORT, cl_bool{0}) == CL_TRUE);
   CHECK(scalar(CL_DEVICE_MAX_READ_IMAGE_ARGS, cl_uint{0}) >= 128);
