@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -281,9 +282,24 @@ std::string temp_dir() {
 
 }  // namespace
 
+// The fresh caches, removed at exit after Parasol and StarPU have shut down
+// (StarPU saves its performance models under XDG_CACHE_HOME then): this
+// handler is registered before the first OpenCL call loads Parasol, so it
+// runs after Parasol's own.
+namespace {
+std::string g_pocl_cache, g_parasol_cache;
+void remove_caches() {
+  std::error_code ec;
+  std::filesystem::remove_all(g_pocl_cache, ec);
+  std::filesystem::remove_all(g_parasol_cache, ec);
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   // Fresh caches for both compilers, before PoCL reads its environment.
-  const std::string pocl_cache = temp_dir(), parasol_cache = temp_dir();
+  const std::string pocl_cache = g_pocl_cache = temp_dir(),
+                    parasol_cache = g_parasol_cache = temp_dir();
+  std::atexit(remove_caches);
   setenv("XDG_CACHE_HOME", pocl_cache.c_str(), 1);
   setenv("PARASOL_CACHE_DIR", parasol_cache.c_str(), 1);
   unsetenv("PARASOL_NO_KERNEL_CACHE");
@@ -379,8 +395,5 @@ int main(int argc, char** argv) {
               cache_files[1]);
 
   for (auto& d : devs) clReleaseCommandQueue(d.q), clReleaseContext(d.ctx);
-  std::error_code ec;
-  std::filesystem::remove_all(pocl_cache, ec);
-  std::filesystem::remove_all(parasol_cache, ec);
   return 0;
 }

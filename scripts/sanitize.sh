@@ -21,10 +21,11 @@ what=${1:-all}
 status=0
 # Left to the main pass: tests whose assertions depend on measured times
 # (placement by the performance models, calibration on cold models,
-# divide-factor convergence: the sanitizers' slowdown shifts them), and the
+# divide-factor convergence, SOCL's fastest factor: the sanitizers' slowdown
+# shifts them), and the
 # clients and install tests, whose uninstrumented programs (clinfo, python3,
 # a consumer) cannot load the sanitizer runtime first.
-timing='faster device receives more|chain reusing its buffers stays|far slower device calibrates|factor converges to the clearly cheapest'
+timing='faster device receives more|chain reusing its buffers stays|far slower device calibrates|factor converges to the clearly cheapest|in turn, then the fastest'
 
 configure_build() {  # dir sanitizers [targets...]
   dir=$1; san=$2; shift 2

@@ -126,9 +126,13 @@ std::string socl_device_define(const Device& d) {
 }
 
 // The options a device compiles with: the application's, after SOCL's
-// define under PARASOL_SOCL=1.
+// define under PARASOL_SOCL=1. Without Parasol's own front end
+// (PARASOL_NATIVE_CPU=OFF) the vendors are asked for the kernels' argument
+// information, which they keep only when the build asks for it.
 std::string device_options(const Device& d, const std::string& options) {
-  return settings::socl() ? socl_device_define(d) + options : options;
+  std::string out = settings::socl() ? socl_device_define(d) + options : options;
+  if (!d.is_native() && !runtime::native::has_compiler()) out += " -cl-kernel-arg-info";
+  return out;
 }
 
 // Options as Parasol judges them, the same way for every device: empty when
