@@ -1,25 +1,19 @@
 #include "schedulers/divide_strategy.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 
+#include "util/settings.h"
+
 namespace parasol::schedulers {
-namespace {
-
-double env_double(const char* name, double fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atof(v) : fallback;
-}
-
-}  // namespace
 
 DivideStrategyKnobs DivideStrategyKnobs::from_environment() {
   DivideStrategyKnobs k;
-  k.explore_runs = static_cast<unsigned>(env_double("PARASOL_DIVIDE_EXPLORE_RUNS", k.explore_runs));
-  k.probe_period = static_cast<unsigned>(env_double("PARASOL_DIVIDE_PROBE_PERIOD", k.probe_period));
-  k.smoothing = env_double("PARASOL_DIVIDE_SMOOTHING", k.smoothing);
-  k.hysteresis = env_double("PARASOL_DIVIDE_HYSTERESIS", k.hysteresis);
+  using settings::divide_knob;
+  k.explore_runs = static_cast<unsigned>(divide_knob("EXPLORE_RUNS").value_or(k.explore_runs));
+  k.probe_period = static_cast<unsigned>(divide_knob("PROBE_PERIOD").value_or(k.probe_period));
+  k.smoothing = divide_knob("SMOOTHING").value_or(k.smoothing);
+  k.hysteresis = divide_knob("HYSTERESIS").value_or(k.hysteresis);
   k.explore_runs = std::max(1u, k.explore_runs);
   k.probe_period = std::max(2u, k.probe_period);
   return k;

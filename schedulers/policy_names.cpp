@@ -1,7 +1,7 @@
 #include "schedulers/policy_names.h"
+#include "util/settings.h"
 
 #include <array>
-#include <cstdlib>
 #include <utility>
 
 namespace parasol::schedulers {
@@ -50,8 +50,8 @@ std::string known_policy_list() {
 }
 
 std::string default_policy() {
-  const char* env = std::getenv("PARASOL_SCHED");
-  if (env && is_known_policy(env)) return env;
+  const std::string& name = settings::scheduler();
+  if (is_known_policy(name)) return name;
   return "heft";
 }
 

@@ -108,8 +108,7 @@ void CommandQueue::command_finished() {
 void CommandQueue::finish() {
   // Direct commands (of any queue on these devices) are noticed complete
   // here, and again every 10 ms: one may go to its vendor after a drain,
-  // launched on another thread when a StarPU task it waited for completed
-  // (with PARASOL_DIRECT_COMPLETION=lazy nobody else would notice it).
+  // launched on another thread when a StarPU task it waited for completed.
   const auto idle = [this] { return in_flight_.load(std::memory_order_acquire) == 0; };
   for (;;) {
     if (used_direct_.load(std::memory_order_relaxed))

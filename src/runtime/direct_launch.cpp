@@ -7,10 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <mutex>
-#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -26,15 +23,12 @@
 #include "util/small_vector.h"
 #include "util/thread_name.h"
 #include "util/tsan_handover.h"
+#include "util/settings.h"
 
 namespace parasol::runtime {
 
 bool direct_path_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("PARASOL_DIRECT");
-    return !(v && *v == '0');
-  }();
-  return on;
+  return settings::direct();
 }
 
 bool may_wait_for_starpu() { return starpu_worker_get_id() < 0 && !CallbackScope::active(); }
@@ -141,9 +135,6 @@ struct Lane {
   // marker, and when that was.
   unsigned since_proof = 0;
   std::uint64_t proof_time = 0;
-  // may_go_without_event(), once known (-1 before); read outside order too
-  // (lane_goes_without_events()).
-  std::atomic<int> unevented_ok{-1};
   // Launches that joined, counted under order after their vendor enqueue:
   // the waiter tells a paused stream by it, records that stay out of the
   // fifo included.
@@ -211,17 +202,7 @@ cl_command_queue queue_of(const Lane& lane) { return lane.queue.load(std::memory
 }  // namespace
 
 unsigned lane_count(const core::Device& device) {
-  static const int setting = [] {
-    const char* v = std::getenv("PARASOL_LANES");
-    if (!v || !*v) return 0;
-    const int n = std::atoi(v);
-    if (n < 1 || n > static_cast<int>(kMaxLanes)) {
-      log::warn("PARASOL_LANES=", v, " is not within 1 to ", kMaxLanes, ": the default applies");
-      return 0;
-    }
-    return n;
-  }();
-  if (setting > 0) return static_cast<unsigned>(setting);
+  if (const auto n = settings::lanes(kMaxLanes)) return *n;
   return (device.type() & CL_DEVICE_TYPE_GPU) ? 4 : 1;
 }
 
@@ -367,33 +348,13 @@ void CL_CALLBACK harvest_callback(cl_event, cl_int, void* lane) {
   t_in_vendor_callback = false;
 }
 
-// How the completion of direct commands is noticed (PARASOL_DIRECT_COMPLETION):
-//  - waiter (default): one thread per device waits for the newest vendor
-//    event of its lane (a marker it enqueues when no command there has one)
-//    and completes what finished: one wait (and one implicit flush) per
-//    batch, not per command, and most commands ask the vendor for no event
-//    (DirectSlot); events someone waits for, depends on or profiles get a
-//    callback as well. The enqueuing thread pays nothing for the others;
-//    NVIDIA charges 5-6 us for a callback (docs/benchmarks.md).
-//  - callback: an event and a vendor callback on every command.
-//  - lazy: an event on every command, callbacks only where someone waits
-//    (see hand_over_direct), the rest noticed by later launches. It hung 1
-//    cold Black-Scholes+SGEMM run in 8 on the H100 host (heft and dmda
-//    contexts side by side); the other modes never did. Not understood:
-//    experimental.
-enum class Completion { Waiter, Callback, Lazy };
-
-Completion completion_mode() {
-  static const Completion mode = [] {
-    const char* v = std::getenv("PARASOL_DIRECT_COMPLETION");
-    std::string_view s = v ? v : "";
-    if (s == "lazy") return Completion::Lazy;
-    if (s == "callback") return Completion::Callback;
-    return Completion::Waiter;
-  }();
-  return mode;
-}
-
+// Completions of direct commands are noticed by one waiter thread per lane:
+// it waits for the newest vendor event of its lane (a marker it enqueues
+// when no command there has one) and completes what finished, one wait and
+// one implicit flush per batch. Most commands ask the vendor for no event
+// (DirectSlot); events someone waits for, depends on or profiles get a
+// vendor callback as well, so that they are noticed at once. The enqueuing
+// thread pays nothing for the others.
 void wake_waiter(Lane& lane);
 
 // Enqueues a marker behind everything in the lane and adds it there: its
@@ -420,7 +381,7 @@ cl_event push_marker(Lane& lane, std::uint64_t* seq = nullptr) {
   // running while the harvest that took it is still completing it, and the
   // marker LaneChoice puts behind it then went unharvested, with the lane's
   // later commands (test_device_lanes hung 3 runs in 18 under AddressSanitizer).
-  if (completion_mode() == Completion::Waiter && was_empty) wake_waiter(lane);
+  if (was_empty) wake_waiter(lane);
   return marker;
 }
 
@@ -558,53 +519,6 @@ void wake_waiter(Lane& lane) {
   lane.wake.notify_one();
 }
 
-// PoCL's CPU drivers (pthread, basic) of releases 3 to 6 fail a command
-// only through a failed dependency: their only failure is in the notify and
-// submit paths, when a command it waits for failed (PoCL's sources, 3.1 to
-// 6.0; 7.0 adds kernels that fail to compile or fail while running). An
-// in-order queue's command waits for the one before it, so one failure
-// fails those queued behind it then, but a command enqueued after it
-// completed succeeds. Parasol gives a vendor nothing that can fail first:
-// its wait lists name only its own commands on the same device, never a
-// user event, and StarPU's queue has none either. So none of its commands
-// there fails while running, and a later event proves them done.
-bool pocl_fails_only_through_dependencies(const core::Device& device) {
-  if (device.vendor_platform_name() != "Portable Computing Language" ||
-      !(device.type() & CL_DEVICE_TYPE_CPU))
-    return false;
-  char version[256] = {};
-  if (clGetPlatformInfo(device.worker().platform, CL_PLATFORM_VERSION, sizeof version - 1,
-                        version, nullptr) != CL_SUCCESS)
-    return false;
-  // "OpenCL 3.0 PoCL 3.1+debian  Linux, ..."
-  const char* at = std::strstr(version, "PoCL ");
-  const int major = at ? std::atoi(at + 5) : 0;
-  return major >= 3 && major <= 6;
-}
-
-// Whether a direct command may go without a vendor event of its own
-// (PARASOL_DIRECT_EVENTS). By default ("auto"):
-//  - on NVIDIA, where an execution error is CUDA's sticky error that fails
-//    every later command and marker as well, so the later event proving a
-//    command done carries its failure too;
-//  - on PoCL's CPU devices of releases 3 to 6, where none of Parasol's
-//    commands can fail while running (pocl_fails_only_through_dependencies).
-// Elsewhere a failed command may be followed by successful ones (PoCL 7 and
-// unknown vendors), so a later proof could have it look successful.
-// "batched": on every vendor (the suite's fault vendor has sticky execution
-// errors like CUDA's); "each": never.
-bool may_go_without_event(const core::Device& device) {
-  enum class Events { Auto, Batched, Each };
-  static const Events setting = [] {
-    const char* v = std::getenv("PARASOL_DIRECT_EVENTS");
-    std::string_view s = v ? v : "";
-    return s == "batched" ? Events::Batched : s == "each" ? Events::Each : Events::Auto;
-  }();
-  if (setting != Events::Auto) return setting == Events::Batched;
-  return device.vendor_platform_name().rfind("NVIDIA", 0) == 0 ||
-         pocl_fails_only_through_dependencies(device);
-}
-
 // Whether this launch is the lane's periodic proof (under its order lock):
 // once a millisecond, looked at every 32nd launch, and at least every
 // 1,024th. Every 32nd, as before, cost NVIDIA streams of small commands
@@ -625,20 +539,16 @@ bool periodic_proof(Lane& lane) {
   return true;
 }
 
-// may_go_without_event(), once known per lane.
-bool goes_without_events(Lane& lane, const core::Device& device) {
-  int ok = lane.unevented_ok.load(std::memory_order_relaxed);
-  if (ok < 0) {
-    ok = may_go_without_event(device);
-    lane.unevented_ok.store(ok, std::memory_order_relaxed);
-  }
-  return ok != 0;
+// Whether the lane's commands may go without vendor events of their own
+// (VendorTraits::later_events_carry_failures).
+bool goes_without_events(const core::Device& device) {
+  return device.worker().traits.later_events_carry_failures;
 }
 
 }  // namespace
 
 bool lane_goes_without_events(const core::Device& device) {
-  return completion_mode() == Completion::Waiter && goes_without_events(lane_of(device), device);
+  return goes_without_events(device);
 }
 
 LaneChoice::LaneChoice(const core::Event& event, std::span<core::Event* const> deps) {
@@ -687,9 +597,9 @@ DirectSlot::DirectSlot(const core::Device& device, unsigned lane, bool event_nee
       order_(lane_.order),
       queue_(queue_of(lane_)),
       waits_(waits) {
-  const bool unevented = goes_without_events(lane_, device);
+  const bool unevented = goes_without_events(device);
   periodic_ = periodic_proof(lane_);
-  wants_event_ = event_needed || completion_mode() != Completion::Waiter || periodic_ || !unevented;
+  wants_event_ = event_needed || periodic_ || !unevented;
 }
 
 DirectSlot::DirectSlot(const core::Device& device, unsigned lane)
@@ -728,7 +638,7 @@ unsigned DirectSlot::join(LeasePins& pins, cl_event done,
   // launch on this device from this thread.
   order_.unlock();
   // The waiter only sleeps on an empty lane.
-  if (completion_mode() == Completion::Waiter && was_empty) wake_waiter(lane_);
+  if (was_empty) wake_waiter(lane_);
   return static_cast<unsigned>(launched);
 }
 
@@ -741,8 +651,7 @@ void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_
   // lane, the command may complete and release its reference any moment.
   if (done && holder == DoneHolder::Command) clRetainEvent(done);
   Lane& lane = slot.lane_;
-  const unsigned launched = slot.join(pins, done, complete, self, false, 0, &event, true);
-  const Completion mode = completion_mode();
+  slot.join(pins, done, complete, self, false, 0, &event, true);
   // Published only once in the lane: whoever sees it queued may arm a
   // callback, whose harvest must find the command there. Whoever came to
   // await the event before (a successor registering between launch and
@@ -752,19 +661,14 @@ void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_
   event.queued_direct(done, slot.index_);
   const bool periodic = slot.periodic();
   const bool awaited = event.awaited();
-  // Where promptness matters, a callback in every mode: an awaited event,
-  // and a profiled one (its end time is taken when it is noticed; the
-  // waiter notices a batch at once).
-  const bool arm_now = mode == Completion::Callback || event.profiled() || awaited ||
-                       (mode == Completion::Lazy && periodic);
-  if (arm_now && event.take_direct_arming()) arm_for(lane, done);
+  // Where promptness matters, a callback: an awaited event, and a profiled
+  // one (its end time is taken when it is noticed; the waiter notices a
+  // batch at once).
+  if ((event.profiled() || awaited) && event.take_direct_arming()) arm_for(lane, done);
   // Awaited: what flush_direct() would have done had it seen the command
   // queued (PoCL may not start a command before a flush). And now and
   // then, so that a vendor holding commands back starts them.
   if (awaited || periodic) clFlush(queue_of(lane));
-  // Every 8th launch: a status query costs about 1.5 us on NVIDIA (H100
-  // host), as much as the launch's own event.
-  if (mode == Completion::Lazy && launched % 8 == 0) harvest(lane);
 }
 
 cl_int event_record_status(const core::Event& event, cl_int status, const char* what) {
@@ -777,24 +681,12 @@ cl_int event_record_status(const core::Event& event, cl_int status, const char* 
 
 void hand_over_record(DirectSlot& slot, LeasePins& pins, cl_event done, DirectEnd complete,
                       void* self, std::uint64_t launch_time, RecordEnd end) {
-  Lane& lane = slot.lane_;
-  const Completion mode = completion_mode();
   const bool periodic = slot.periodic();
-  const bool arm = mode == Completion::Callback || (mode == Completion::Lazy && periodic);
-  // Kept for the callback below: in the lane, the record may end any
-  // moment. Only then: a retain and release cost PoCL's evented records
-  // about 260 instructions each (the waiter's mode arms nothing).
-  const cl_event proof = arm ? done : nullptr;
-  if (proof) clRetainEvent(proof);
   // An end that only reports the record's own failure has nothing to do
   // without its own event: a later proof's status is the later command's.
   const bool listed = done || end == RecordEnd::Always;
-  const unsigned launched =
-      slot.join(pins, done, complete, self, true, launch_time, nullptr, listed);
-  if (arm) arm_for(lane, proof);
-  if (proof) clReleaseEvent(proof);
-  if (periodic) clFlush(queue_of(lane));
-  if (mode == Completion::Lazy && launched % 8 == 0) harvest(lane);
+  slot.join(pins, done, complete, self, true, launch_time, nullptr, listed);
+  if (periodic) clFlush(queue_of(slot.lane_));
 }
 
 namespace {
@@ -872,13 +764,7 @@ void drain_direct(const core::Device& device) {
 
 void flush_direct(const core::Device& device) {
   for_each_used_lane(device, [](Lane& lane) {
-    clFlush(queue_of(lane));
-    if (completion_mode() == Completion::Waiter) return;  // it notices by itself
-    // Every command has an event in these modes.
-    cl_event last = retained_lane_proof(lane, true);
-    if (!last) return;
-    arm(lane, last);
-    clReleaseEvent(last);
+    clFlush(queue_of(lane));  // the lane's waiter notices completions
   });
 }
 

@@ -31,7 +31,7 @@ bool direct_path_enabled();
 // A vendor device whose runtime is thread-safe (not the native device, not
 // Oclgrind).
 inline bool direct_capable(const core::Device& device) {
-  return !device.is_native() && device.worker().thread_safe;
+  return !device.is_native() && device.worker().traits.thread_safe;
 }
 
 // Whether this thread may wait for StarPU (to take a lease): not a StarPU
@@ -59,7 +59,7 @@ bool pin_direct_leases(const core::Device& device, std::span<const starpu_data_h
                        std::span<const starpu_data_access_mode> modes, LeasePins& pins);
 
 // Whether the device's direct commands go without vendor events of their
-// own (PARASOL_DIRECT_EVENTS; waiter completion): a failure while running
+// own (its vendor traits, vendor_traits.h): a failure while running
 // then reaches a command through the later event proving it done, and it is
 // reported failed, never placed again (it may have run).
 bool lane_goes_without_events(const core::Device& device);
@@ -259,12 +259,10 @@ class DirectSlot {
 // command uses them (unpinned), the command joins its device's lane, where
 // complete(self, status) runs once the vendor completed it (status: its own
 // event's, else that of the later event proving it done), the slot is let go,
-// and the event becomes a direct dependency for later commands. Who notices
-// the completion depends on PARASOL_DIRECT_COMPLETION (direct_launch.cpp):
-// by default a waiter thread per device; or a vendor callback per command;
-// or (lazy) whichever thread looks first, with callbacks only on awaited
-// events (depended on, waited for, polled), on profiling queues and on the
-// lane's periodic proofs. self may be gone after. holder: see DoneHolder.
+// and the event becomes a direct dependency for later commands. The lane's
+// waiter thread notices the completion; events someone awaits (depends on,
+// waits for, polls) or profiles also get a vendor callback. self may be gone
+// after. holder: see DoneHolder.
 void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_event done,
                       DirectEnd complete, void* self, DoneHolder holder = DoneHolder::Command);
 

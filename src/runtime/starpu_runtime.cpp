@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -16,9 +15,11 @@
 #include "runtime/device_stats.h"
 #include "runtime/trace.h"
 #include "runtime/vendor_lock.h"
+#include "runtime/vendor_traits.h"
 #include "runtime/worker_parking.h"
 #include "util/error_name.h"
 #include "util/log.h"
+#include "util/settings.h"
 
 namespace parasol::runtime {
 namespace {
@@ -110,12 +111,11 @@ void log_vendors(const std::vector<VendorWorker>& workers) {
       if (kept) continue;
       cl_device_type type = 0;
       clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
-      const char* on_cpus = std::getenv("STARPU_OPENCL_ON_CPUS");
-      const char* nopencl = std::getenv("STARPU_NOPENCL");
+      const char* nopencl = settings::starpu_nopencl();
       std::string why;
-      if ((type & CL_DEVICE_TYPE_CPU) && (!on_cpus || std::atoi(on_cpus) == 0))
+      if ((type & CL_DEVICE_TYPE_CPU) && !settings::starpu_opencl_on_cpus())
         why = "a CPU device while STARPU_OPENCL_ON_CPUS is 0";
-      else if (nopencl && *nopencl)
+      else if (nopencl)
         why = std::string("STARPU_NOPENCL=") + nopencl + " limits StarPU's OpenCL devices";
       else
         why = "see STARPU_OPENCL_ONLY_ON_CPUS and StarPU's limit of " +
@@ -186,7 +186,7 @@ bool StarpuRuntime::start() {
                 error_name(err), ", ", err, ")");
       continue;
     }
-    vw.thread_safe = vendor_is_thread_safe(vw.platform);
+    vw.traits = device_traits(vw.platform, vw.device);
     vendor_workers_.push_back(vw);
   }
   if (log::enabled(log::Level::Warn)) log_vendors(vendor_workers_);
@@ -205,7 +205,7 @@ const VendorWorker* StarpuRuntime::worker_for_devid(int devid) const {
 void StarpuRuntime::shutdown_at_exit() {
   DataLeases::instance().recall_everything();
   drain_deferred_releases();
-  if (const char* s = std::getenv("PARASOL_STATS"); s && *s && *s != '0') print_device_stats();
+  if (settings::stats()) print_device_stats();
   bool was_running;
   {
     std::lock_guard lock(g_stopping);  // after a release in progress elsewhere

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/vendor_traits.h"
+
 namespace parasol::runtime {
 
 // One StarPU OpenCL worker: a vendor device with the context and queue
@@ -25,7 +27,7 @@ struct VendorWorker {
   cl_platform_id platform = nullptr;
   cl_context context = nullptr;
   cl_command_queue queue = nullptr;
-  bool thread_safe = false;  // its vendor takes calls from any thread at once (vendor_lock.h)
+  VendorTraits traits;
 };
 
 class StarpuRuntime {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <cstdint>
 #include <memory>
@@ -41,28 +40,10 @@ std::size_t TaskCommand::access(const core::Buffer& buffer, starpu_data_access_m
   return handles_.size() - 1;
 }
 
-namespace {
-
-// PARASOL_OPENCL_ASYNC=1: the worker does not wait for each vendor command;
-// StarPU notices its completion (up to STARPU_OPENCL_PIPELINE commands in
-// flight per device). Off by default: on a loaded 2-core host StarPU's
-// polling noticed completions late (~90 us per command against ~30 us
-// waiting in the worker).
-bool opencl_async() {
-  static const bool on = [] {
-    const char* v = std::getenv("PARASOL_OPENCL_ASYNC");
-    return v && *v == '1';
-  }();
-  return on;
-}
-
-}  // namespace
-
 void TaskCommand::fill_codelet(starpu_codelet& c) {
   starpu_codelet_init(&c);
   c.where = STARPU_OPENCL | STARPU_CPU;
   c.opencl_funcs[0] = &TaskCommand::run_on_opencl;
-  if (opencl_async()) c.opencl_flags[0] = STARPU_OPENCL_ASYNC;
   c.cpu_funcs[0] = &TaskCommand::run_on_cpu;
   c.can_execute = &TaskCommand::can_execute;
   c.nbuffers = STARPU_VARIABLE_NBUFFERS;
@@ -110,9 +91,8 @@ core::Device& TaskCommand::begin_on_worker() {
              pinned_ ? "its device queue's device" : "chosen by its context's policy");
   event_->set_running();
   started_ = now_ns();
-  // Its data is here: no other worker is needed for it any more, unless
-  // StarPU's worker polls the vendor for its end (asynchronous codelets).
-  if (!opencl_async()) demand_.drop();
+  // Its data is here: no other worker is needed for it any more.
+  demand_.drop();
   return *device;
 }
 
@@ -195,10 +175,6 @@ VendorEvent backlog_marker(const core::Device& device, const std::shared_ptr<Mar
 void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   FromStarpu cmd(self);
   core::Device& device = cmd->begin_on_worker();
-  if (opencl_async()) {  // StarPU's driver waits for the vendor, and times it
-    cmd->status_ = cmd->execute(buffers, device, starpu_place(device), &cmd->done_);
-    return;
-  }
   // A modelled command (a kernel) is timed here, not by StarPU: see
   // wall_time_codelet() (runtime/kernel_codelets.h).
   starpu_task* task = starpu_task_get_current();

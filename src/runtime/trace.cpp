@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -16,6 +15,7 @@
 #include "util/clock.h"
 #include "util/error_name.h"
 #include "util/log.h"
+#include "util/settings.h"
 
 namespace parasol::runtime::trace {
 namespace detail {
@@ -47,8 +47,8 @@ Recorder& recorder() {
 
 // Reads PARASOL_TRACE when the library loads, before any command can run.
 [[maybe_unused]] const bool g_configured = [] {
-  const char* path = std::getenv("PARASOL_TRACE");
-  if (!path || !*path) return false;
+  const std::string& path = settings::trace_path();
+  if (path.empty()) return false;
   recorder().path = path;
   recorder().records.reserve(4096);
   detail::g_enabled.store(true, std::memory_order_relaxed);

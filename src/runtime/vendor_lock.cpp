@@ -2,19 +2,13 @@
 
 #include <array>
 #include <atomic>
-#include <cstring>
 #include <mutex>
 
 #include "runtime/starpu_runtime.h"
+#include "runtime/vendor_traits.h"
 
 namespace parasol::runtime {
 namespace {
-
-bool thread_unsafe(cl_platform_id platform) {
-  char name[256] = "";
-  clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name, name, nullptr);
-  return std::strncmp(name, "Oclgrind", 8) == 0;
-}
 
 // The platform's lock, or null for a thread-safe vendor. Asked at every
 // direct launch and completion: the platforms seen so far are read without
@@ -45,7 +39,7 @@ std::recursive_mutex* vendor_mutex(cl_platform_id platform) {
     if (!e) {
       if (n == kMaxPlatforms) return &overflow;
       e = &(*entries)[n];
-      e->thread_unsafe = thread_unsafe(platform);
+      e->thread_unsafe = !platform_traits(platform).thread_safe;
       e->platform.store(platform, std::memory_order_relaxed);
       count.store(n + 1, std::memory_order_release);
     }
@@ -61,11 +55,7 @@ VendorLock lock_vendor(cl_platform_id platform) {
 }
 
 VendorLock lock_vendor(const VendorWorker& worker) {
-  return worker.thread_safe ? VendorLock() : lock_vendor(worker.platform);
-}
-
-bool vendor_is_thread_safe(cl_platform_id platform) {
-  return platform && !vendor_mutex(platform);
+  return worker.traits.thread_safe ? VendorLock() : lock_vendor(worker.platform);
 }
 
 }  // namespace parasol::runtime

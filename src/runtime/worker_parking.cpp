@@ -7,12 +7,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <cstdlib>
 #include <mutex>
 
 #include "core/platform.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/settings.h"
 
 namespace parasol::runtime {
 namespace {
@@ -72,8 +72,7 @@ unsigned park_if_idle(void*) {
 }  // namespace
 
 void start_worker_parking() {
-  const char* v = std::getenv("PARASOL_PARK_WORKERS");
-  if (v && *v == '0') {
+  if (!settings::park_workers()) {
     log::info("PARASOL_PARK_WORKERS=0: idle StarPU workers keep spinning");
     return;
   }

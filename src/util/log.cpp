@@ -1,19 +1,11 @@
 #include "util/log.h"
+#include "util/settings.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <mutex>
 
 namespace parasol::log {
-Level threshold() {
-  const char* env = std::getenv("PARASOL_LOG");
-  if (!env) return Level::Warn;
-  if (!std::strcmp(env, "error")) return Level::Error;
-  if (!std::strcmp(env, "info")) return Level::Info;
-  if (!std::strcmp(env, "debug")) return Level::Debug;
-  return Level::Warn;
-}
+Level threshold() { return static_cast<Level>(settings::log_level()); }
 
 namespace {
 

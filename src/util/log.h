@@ -11,9 +11,9 @@ namespace parasol::log {
 
 enum class Level { Error = 0, Warn = 1, Info = 2, Debug = 3 };
 
-// PARASOL_LOG's level, as the environment says now.
+// PARASOL_LOG's level (util/settings.h).
 Level threshold();
-// Read once. Inline: launches ask it for their debug lines on every command.
+// Inline: launches ask it for their debug lines on every command.
 inline bool enabled(Level level) {
   static const Level t = threshold();
   return level <= t;

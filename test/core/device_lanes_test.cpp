@@ -6,9 +6,8 @@
 // computed from every position and then one update reading all of them,
 // checked against the CPU; an update that did not wait for every block, or
 // blocks that did not wait for the update before, give other values. On
-// PoCL 3 to 6 most commands have no vendor event by default and a lane's
-// marker stands for them; ctest also runs this binary with
-// PARASOL_DIRECT_EVENTS=each, where every command has one.
+// PoCL 3 to 6 most commands have no vendor event and a lane's marker stands
+// for them.
 
 #include <cmath>
 #include <cstdlib>

@@ -585,7 +585,14 @@ cl_int CL_API_CALL clGetPlatformIDs(cl_uint num_entries, cl_platform_id* platfor
 
 cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_platform_info param,
                                      size_t size, void* value, size_t* size_ret) {
-  if (param == CL_PLATFORM_NAME) return answer(size, value, size_ret, kPlatformName);
+  if (param == CL_PLATFORM_NAME) {
+    // Fixed at load, so that the platform keeps one name.
+    static const std::string name = [] {
+      const char* posed = std::getenv("PARASOL_FAULT_PLATFORM_NAME");
+      return std::string(posed && *posed ? posed : kPlatformName);
+    }();
+    return answer(size, value, size_ret, name.c_str());
+  }
   if (param == CL_PLATFORM_ICD_SUFFIX_KHR) return answer(size, value, size_ret, "Fault");
   return FORWARD(clGetPlatformInfo)(platform, param, size, value, size_ret);
 }

@@ -1,8 +1,8 @@
 // Direct commands without a vendor event of their own (runtime/direct_launch.h,
 // DirectSlot) complete when a later event of their device proves them done.
-// By default only NVIDIA's commands go so, because an execution error there
-// fails every later command too. This binary forces it on the Fault Device
-// (PARASOL_DIRECT_EVENTS=batched): when the proving event fails, the commands
+// NVIDIA's commands go so, because an execution error there fails every
+// later command too. Here the Fault Device poses as NVIDIA's
+// (PARASOL_FAULT_PLATFORM_NAME): when the proving event fails, the commands
 // it proves are reported failed as well, never silently successful. The
 // proof may be a marker Parasol enqueued; the fault vendor's exec_fail fails
 // it, as CUDA's sticky errors would (test/fault-vendor/README.md).
@@ -25,8 +25,8 @@ using fault_test::kScaleShift;
 
 namespace {
 
-// Before main(): Parasol reads it at its first direct launch.
-const bool kBatched = (setenv("PARASOL_DIRECT_EVENTS", "batched", 1), true);
+// Before main(): the fault vendor reads it when Parasol first asks its name.
+const bool kPosesAsNvidia = (setenv("PARASOL_FAULT_PLATFORM_NAME", "NVIDIA CUDA", 1), true);
 const bool kLogInstalled = (captured_log(), true);
 
 // A queue on the Fault Device, its kernel set to scale a buffer of ones.
@@ -44,7 +44,7 @@ struct OnFaultDevice {
 // 32 launches on the Fault Device under `control`, which fails them: every
 // one is reported failed. Then, without faults, the queue goes on.
 void check_failed_stream(const std::string& control) {
-  REQUIRE(kBatched);
+  REQUIRE(kPosesAsNvidia);
   OnFaultDevice on;
   auto& [fd, ctx, q, prog, k, host, buf] = on;
 

@@ -12,6 +12,7 @@
 #include <new>
 
 #include "runtime/native/thread_pool.h"
+#include "util/settings.h"
 
 namespace parasol::runtime::native {
 
@@ -26,8 +27,7 @@ struct NativeKernel {
 };
 
 bool available() {
-  const char* off = std::getenv("PARASOL_NATIVE_DEVICE");
-  return !(off && !std::strcmp(off, "0"));
+  return settings::native_device();
 }
 
 bool has_compiler() { return true; }

@@ -1,17 +1,17 @@
 #include "runtime/native/thread_pool.h"
 
 #include <atomic>
-#include <cstdlib>
 
 #include "util/thread_name.h"
+#include "util/settings.h"
 
 namespace parasol::runtime::native {
 
 ThreadPool& ThreadPool::instance() {
   // Never destroyed: its threads live until the process ends.
   static ThreadPool* pool = [] {
-    std::size_t n = std::thread::hardware_concurrency();
-    if (const char* env = std::getenv("PARASOL_NATIVE_THREADS")) n = std::strtoul(env, nullptr, 10);
+    const std::size_t n =
+        settings::native_threads().value_or(std::thread::hardware_concurrency());
     return new ThreadPool(n > 1 ? n - 1 : 0);
   }();
   return *pool;
