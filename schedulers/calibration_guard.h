@@ -4,7 +4,7 @@
 // StarPU 1.3's dmda hands a command to any device whose model has no value
 // for it yet, so that the device gets measured, and it keeps doing so until
 // that device has STARPU_CALIBRATE_MINIMUM measurements (Parasol's default 3,
-// runtime/starpu_runtime.cpp; StarPU's own 10). On cold models
+// backend/starpu_runtime.cpp; StarPU's own 10). On cold models
 // a burst of commands therefore lands on whichever device is unmeasured, and
 // a device 100x slower receives a queue of large work before the policy
 // knows anything. The guard changes three things, through the set of devices

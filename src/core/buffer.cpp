@@ -3,7 +3,7 @@
 namespace parasol::core {
 
 Buffer::Buffer(Context* context, cl_mem_flags flags, std::size_t size, void* host_ptr,
-               std::shared_ptr<runtime::BufferStorage> storage)
+               std::shared_ptr<backend::BufferStorage> storage)
     : context_(context), flags_(flags), size_(size), host_ptr_(host_ptr),
       storage_(std::move(storage)) {}
 
@@ -13,17 +13,17 @@ Buffer::Buffer(Buffer* parent, cl_mem_flags flags, std::size_t origin, std::size
                                    : nullptr),
       parent_(parent), origin_(parent->origin() + origin), storage_(parent->storage_) {}
 
-Buffer::Buffer(Context* context, cl_mem_flags flags, const ImageShape& shape, void* host_ptr,
-               std::shared_ptr<runtime::BufferStorage> storage)
+Buffer::Buffer(Context* context, cl_mem_flags flags, const backend::ImageShape& shape, void* host_ptr,
+               std::shared_ptr<backend::BufferStorage> storage)
     : Buffer(context, flags, shape.bytes(), host_ptr, std::move(storage)) {
-  image_ = std::make_unique<const ImageShape>(shape);
-  mirrors_ = std::make_unique<runtime::ImageMirrors>(shape);
+  image_ = std::make_unique<const backend::ImageShape>(shape);
+  mirrors_ = std::make_unique<backend::ImageMirrors>(shape);
 }
 
-Buffer::Buffer(Buffer* buffer, cl_mem_flags flags, const ImageShape& shape)
+Buffer::Buffer(Buffer* buffer, cl_mem_flags flags, const backend::ImageShape& shape)
     : Buffer(buffer, flags, 0, buffer->size()) {
-  image_ = std::make_unique<const ImageShape>(shape);
-  mirrors_ = std::make_unique<runtime::ImageMirrors>(shape);
+  image_ = std::make_unique<const backend::ImageShape>(shape);
+  mirrors_ = std::make_unique<backend::ImageMirrors>(shape);
 }
 
 void Buffer::add_mapping(Mapping m) {
@@ -65,7 +65,7 @@ void Buffer::retire() {
     std::lock_guard lock(callbacks_mutex_);
     callbacks = std::move(destructor_callbacks_);
   }
-  std::shared_ptr<runtime::BufferStorage> storage = std::move(storage_);
+  std::shared_ptr<backend::BufferStorage> storage = std::move(storage_);
   Ref<Buffer> parent = std::move(parent_);
   {
     std::lock_guard lock(maps_mutex_);

@@ -1,6 +1,6 @@
 // A buffer, sub-buffer or image (cl_mem). Data lives in BufferStorage,
 // shared by a buffer and its sub-buffers; a sub-buffer is a window
-// [origin, origin+size). An image is a buffer with a shape (core/image.h);
+// [origin, origin+size). An image is a buffer with a shape (backend/image_shape.h);
 // a 1D image buffer a window over the whole of its buffer.
 #pragma once
 
@@ -12,25 +12,25 @@
 #include <utility>
 #include <vector>
 
+#include "backend/buffer_storage.h"
+#include "backend/image_mirrors.h"
+#include "backend/image_shape.h"
 #include "core/context.h"
-#include "core/image.h"
 #include "core/object.h"
-#include "runtime/buffer_storage.h"
-#include "runtime/image_mirrors.h"
 
 namespace parasol::core {
 
 class Buffer final : public Object<Buffer, _cl_mem, ObjectKind::Mem> {
  public:
   Buffer(Context* context, cl_mem_flags flags, std::size_t size, void* host_ptr,
-         std::shared_ptr<runtime::BufferStorage> storage);
+         std::shared_ptr<backend::BufferStorage> storage);
   // A sub-buffer of parent.
   Buffer(Buffer* parent, cl_mem_flags flags, std::size_t origin, std::size_t size);
   // An image of its own storage, or (shape.type CL_MEM_OBJECT_IMAGE1D_BUFFER)
   // over the whole of buffer's.
-  Buffer(Context* context, cl_mem_flags flags, const ImageShape& shape, void* host_ptr,
-         std::shared_ptr<runtime::BufferStorage> storage);
-  Buffer(Buffer* buffer, cl_mem_flags flags, const ImageShape& shape);
+  Buffer(Context* context, cl_mem_flags flags, const backend::ImageShape& shape, void* host_ptr,
+         std::shared_ptr<backend::BufferStorage> storage);
+  Buffer(Buffer* buffer, cl_mem_flags flags, const backend::ImageShape& shape);
   ~Buffer();
 
   Context* context() const { return context_.get(); }
@@ -39,11 +39,11 @@ class Buffer final : public Object<Buffer, _cl_mem, ObjectKind::Mem> {
   void* host_ptr() const { return host_ptr_; }  // as given at creation (USE_HOST_PTR)
   Buffer* parent() const { return parent_.get(); }
   // An image's shape; null for a buffer.
-  const ImageShape* image() const { return image_.get(); }
+  const backend::ImageShape* image() const { return image_.get(); }
   // An image's vendor images, one per vendor device a kernel took it on.
-  runtime::ImageMirrors& mirrors() const { return *mirrors_; }
+  backend::ImageMirrors& mirrors() const { return *mirrors_; }
   std::size_t origin() const { return origin_; }  // within the root buffer
-  runtime::BufferStorage& storage() const { return *storage_; }
+  backend::BufferStorage& storage() const { return *storage_; }
   // Main-RAM bytes of this buffer (its window, for a sub-buffer).
   std::byte* host_bytes() const { return storage_->host() + origin_; }
 
@@ -88,9 +88,9 @@ class Buffer final : public Object<Buffer, _cl_mem, ObjectKind::Mem> {
   void* host_ptr_;
   Ref<Buffer> parent_;
   std::size_t origin_ = 0;
-  std::shared_ptr<runtime::BufferStorage> storage_;
-  std::unique_ptr<const ImageShape> image_;
-  std::unique_ptr<runtime::ImageMirrors> mirrors_;
+  std::shared_ptr<backend::BufferStorage> storage_;
+  std::unique_ptr<const backend::ImageShape> image_;
+  std::unique_ptr<backend::ImageMirrors> mirrors_;
   std::vector<cl_mem_properties> properties_;
 
   mutable std::mutex maps_mutex_;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -23,7 +24,10 @@ enum class Ordering { Normal, WaitForAll, Barrier };
 class CommandQueue final
     : public Object<CommandQueue, _cl_command_queue, ObjectKind::CommandQueue> {
  public:
-  CommandQueue(Context* context, Device* device, cl_command_queue_properties properties);
+  // home_lane: for an in-order queue, its lane on each device
+  // (runtime::next_home_lane()).
+  CommandQueue(Context* context, Device* device, cl_command_queue_properties properties,
+               unsigned home_lane);
 
   Context* context() const { return context_.get(); }
   Device* device() const { return device_; }  // null for a context queue
@@ -38,11 +42,20 @@ class CommandQueue final
   // side on the vendor.
   unsigned home_lane() const { return home_lane_; }
 
-  // Enqueues a command: creates its event, wires its dependencies (wait list
-  // plus queue order) and starts it. Returns the event (one internal
-  // reference owned by the caller through the Ref).
-  Ref<Event> enqueue(cl_command_type type, std::unique_ptr<Command> work,
-                     std::span<Event* const> wait_list, Ordering ordering = Ordering::Normal);
+  // The queue's order for a command about to be enqueued (its wait list
+  // aside; runtime::submit() wires both), taken under the queue's lock. The
+  // command counts as in flight from here.
+  struct Order {
+    Ref<Event> previous;  // in order: the command before; out of order: the last barrier
+    Device* tail = nullptr;  // in order: records went since previous, on this device
+    // A marker or barrier with an empty wait list (out of order): every
+    // command since the last barrier.
+    std::vector<Ref<Event>> since;
+  };
+  Order order(const Ref<Event>& event, Ordering ordering, bool empty_wait_list);
+  // Counts a command in flight that order() did not (one standing for
+  // records, runtime/submit.cpp).
+  void command_enqueued() { in_flight_.fetch_add(1, std::memory_order_relaxed); }
 
   // A command nobody will ask about (no event out, no wait list, not
   // blocking) may go to a device's vendor queue as a record: no event, no
@@ -53,7 +66,7 @@ class CommandQueue final
   }
   // launch(previous, tail) sends the command to its vendor (on the queue's
   // home lane) and returns the device, or null: then it needs an event
-  // (enqueue()). previous: the queue's command before it, if that has an
+  // (runtime::submit()). previous: the queue's command before it, if that has an
   // event; tail: the device of the records queued after previous, if any
   // (the record may go there only). Under the queue's lock, so that queue
   // order is lane order.
@@ -72,7 +85,7 @@ class CommandQueue final
   // (runtime::TaskCommand::try_record_with_event()): its event has no
   // command object, and the queue's order and lane are a record's. deps:
   // the wait list and the queue's previous command; tail as for
-  // try_record(). The event, or null: enqueue() must take the command.
+  // try_record(). The event, or null: runtime::submit() must take the command.
   template <class Launch>
   Ref<Event> try_record_with_event(cl_command_type type, std::span<Event* const> wait_list,
                                    Launch&& launch) {
@@ -94,16 +107,17 @@ class CommandQueue final
     return event;
   }
 
-  // Blocks until every command enqueued so far has finished.
-  void finish();
-  // Submits the commands sent to vendor queues directly (clFlush).
-  void flush_direct() const;
+  // Waits up to timeout for every command enqueued so far to finish;
+  // whether they all have.
+  bool wait_idle(std::chrono::milliseconds timeout);
   // One of its commands went to its vendor directly (at enqueue, or later
-  // once its dependencies were done): finish() and flush_direct() look there.
+  // once its dependencies were done): runtime::flush() and finish() look
+  // at its devices' lanes.
   void went_direct() {
     if (!used_direct_.load(std::memory_order_relaxed))
       used_direct_.store(true, std::memory_order_relaxed);
   }
+  bool used_direct() const { return used_direct_.load(std::memory_order_relaxed); }
   // The queue's device, or every device of its context.
   std::vector<Device*> devices() const;
   void command_finished();
@@ -118,9 +132,6 @@ class CommandQueue final
 
   // Under mutex_: a record went to on's lane (try_record()).
   void recorded(Device* on);
-  // An event standing for the records queued last (on tail_), the previous
-  // command of one that does not queue behind them on that device.
-  Ref<Event> behind_records(Device& tail);
 
   std::mutex mutex_;
   Ref<Event> last_;                     // in-order: the previous command

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "runtime/deferred_release.h"
-#include "runtime/starpu_runtime.h"
-#include "runtime/worker_parking.h"
-#include "schedulers/policy_names.h"
+#include "backend/deferred_release.h"
+#include "backend/starpu_policies.h"
+#include "backend/starpu_runtime.h"
+#include "backend/worker_parking.h"
 #include "util/log.h"
 
 namespace parasol::core {
@@ -16,11 +16,11 @@ Context::Context(std::vector<Device*> devices, std::vector<cl_context_properties
                  ContextNotify notify, void* user_data, std::string scheduler)
     : devices_(std::move(devices)), properties_(std::move(properties)), notify_(notify),
       user_data_(user_data), scheduler_(std::move(scheduler)),
-      data_aware_(schedulers::is_data_aware(scheduler_)) {
+      data_aware_(backend::is_data_aware(scheduler_)) {
   if (!log::enabled(log::Level::Info)) return;
   log::info("context ", static_cast<const void*>(this), " over ", devices_.size(), " devices (",
             device_list(), "): its context queues place commands with policy '", scheduler_,
-            "' (StarPU ", schedulers::starpu_policy(scheduler_), ")");
+            "' (StarPU ", backend::starpu_policy(scheduler_), ")");
 }
 
 std::string Context::device_list() const {
@@ -44,9 +44,9 @@ Context::~Context() {
   // The last reference may drop inside a StarPU callback, where deleting a
   // scheduling context (it waits for the context's tasks) is forbidden.
   if (owns_sched_ctx_)
-    runtime::defer_release([id = sched_ctx_] {
-      runtime::StarpuRuntime::while_running([id] {
-        runtime::WorkerDemand demand = runtime::WorkerDemand::raise();
+    backend::defer_release([id = sched_ctx_] {
+      backend::StarpuRuntime::while_running([id] {
+        backend::WorkerDemand demand = backend::WorkerDemand::raise();
         starpu_sched_ctx_delete(id);
       });
     });
@@ -83,8 +83,8 @@ unsigned Context::sched_ctx() {
   std::call_once(sched_once_, [this] {
     std::vector<int> workers;
     for (Device* d : devices_) workers.push_back(d->worker().worker_id);
-    std::string policy = schedulers::starpu_policy(scheduler_);
-    runtime::WorkerDemand demand = runtime::WorkerDemand::raise();
+    std::string policy = backend::starpu_policy(scheduler_);
+    backend::WorkerDemand demand = backend::WorkerDemand::raise();
     unsigned id = starpu_sched_ctx_create(workers.data(), static_cast<int>(workers.size()),
                                           "parasol", STARPU_SCHED_CTX_POLICY_NAME,
                                           policy.c_str(), 0);

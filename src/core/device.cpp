@@ -1,6 +1,6 @@
 #include "core/device.h"
 
-#include "runtime/native/native_compiler.h"
+#include "backend/native/native_compiler.h"
 
 #include <starpu.h>
 #include <unistd.h>
@@ -30,7 +30,7 @@ cl_int platform_info(void* pl, cl_uint p, size_t s, void* v, size_t* r) {
 
 }  // namespace
 
-Device::Device(const runtime::VendorWorker& worker) : worker_(worker) {
+Device::Device(const backend::VendorWorker& worker) : worker_(worker) {
   clGetDeviceInfo(worker_.device, CL_DEVICE_TYPE, sizeof type_, &type_, nullptr);
   clGetDeviceInfo(worker_.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof compute_units_,
                   &compute_units_, nullptr);
@@ -67,7 +67,7 @@ bool Device::alike(const Device& other) const {
 std::vector<cl_image_format> Device::image_formats(cl_mem_flags flags,
                                                    cl_mem_object_type type) const {
   if (!image_support_) return {};
-  if (is_native()) return runtime::native::image_formats(type);
+  if (is_native()) return backend::native::image_formats(type);
   cl_uint n = 0;
   if (clGetSupportedImageFormats(worker_.context, flags, type, 0, nullptr, &n) != CL_SUCCESS || !n)
     return {};
@@ -80,7 +80,7 @@ std::vector<cl_image_format> Device::image_formats(cl_mem_flags flags,
 
 std::array<std::size_t, 3> Device::image_max(cl_mem_object_type type) const {
   if (!image_support_) return {0, 0, 0};
-  if (is_native()) return runtime::native::image_max(type);
+  if (is_native()) return backend::native::image_max(type);
   auto get = [this](cl_device_info what) {
     std::size_t v = 0;
     clGetDeviceInfo(worker_.device, what, sizeof v, &v, nullptr);
@@ -125,7 +125,7 @@ Device* Device::create_native(int worker_id) {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   d->global_mem_ = pages > 0 && page > 0 ? static_cast<cl_ulong>(pages) * page : (4ull << 30);
   d->max_alloc_ = d->global_mem_ / 4;
-  d->image_support_ = runtime::native::image_support();
+  d->image_support_ = backend::native::image_support();
   return d;
 }
 

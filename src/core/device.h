@@ -8,20 +8,20 @@
 #include <vector>
 #include <string_view>
 
+#include "backend/starpu_runtime.h"
 #include "core/object.h"
-#include "runtime/starpu_runtime.h"
 
 namespace parasol::core {
 
 class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
  public:
-  explicit Device(const runtime::VendorWorker& worker);
+  explicit Device(const backend::VendorWorker& worker);
   // The native CPU device, driven by StarPU CPU worker `worker_id`.
   static Device* create_native(int worker_id);
 
   bool is_native() const { return worker_.device == nullptr; }
 
-  const runtime::VendorWorker& worker() const { return worker_; }
+  const backend::VendorWorker& worker() const { return worker_; }
   cl_device_id vendor() const { return worker_.device; }
   cl_device_type type() const { return type_; }
   cl_uint compute_units() const { return compute_units_; }
@@ -57,7 +57,7 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   static void destroy(Device*) {}
 
  private:
-  runtime::VendorWorker worker_;
+  backend::VendorWorker worker_;
   cl_device_type type_ = 0;
   cl_uint compute_units_ = 1;
   std::string name_;

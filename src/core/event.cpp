@@ -1,9 +1,8 @@
 #include "core/event.h"
 
+#include "backend/deferred_release.h"
 #include "core/command_queue.h"
 #include "core/context.h"
-#include "runtime/deferred_release.h"
-#include "runtime/direct_launch.h"
 #include "util/callback_scope.h"
 #include "util/clock.h"
 #include "util/error_name.h"
@@ -18,6 +17,9 @@ namespace {
 thread_local std::vector<Ref<Event>>* t_ready_list = nullptr;
 
 std::atomic<std::uint64_t> g_next_event_id{1};
+
+// Set during static initialisation: before any event exists.
+Event::DirectProgress g_direct_progress = nullptr;
 
 }  // namespace
 
@@ -152,11 +154,13 @@ void Event::queued_direct(cl_event done, unsigned lane) {
   direct_queued_.store(true);  // sequentially consistent: see flush_direct()
 }
 
+void Event::set_direct_progress(DirectProgress progress) { g_direct_progress = progress; }
+
 void Event::flush_direct() {
   // Sequentially consistent with hand_over_direct(): either it sees the
   // mark, or this sees the vendor event.
   awaited_.store(true);
-  if (direct_queued() && !finished()) runtime::direct_progress(*this, false);
+  if (direct_queued() && !finished()) g_direct_progress(*this, false);
 }
 
 void Event::start() {
@@ -196,8 +200,8 @@ void Event::launch_now() {
   }
   // Inside a vendor's completion callback, where OpenCL leaves vendor calls
   // undefined, the command launches on another thread instead.
-  if (work_ && !runtime::may_launch_direct_here()) {
-    runtime::defer_launch([self = Ref<Event>(this)] { self->launch_now(); });
+  if (work_ && !backend::may_call_vendors_here()) {
+    backend::defer_launch([self = Ref<Event>(this)] { self->launch_now(); });
     return;
   }
   {
@@ -208,22 +212,6 @@ void Event::launch_now() {
   if (!work_) {
     complete(CL_COMPLETE);
     return;
-  }
-  // Its dependencies are done now: the direct path may take it. (Refused at
-  // enqueue because a dependency was a StarPU task or a user event, it would
-  // otherwise go through StarPU, and so would every command enqueued behind
-  // it meanwhile: a calibrating nbody update took the next step's kernels
-  // off the direct path.)
-  if (!direct_refused_when_ready_) {
-    runtime::take_lease_wait_needed();  // a note left by an earlier attempt here
-    if (work_->launch_direct(*this, {}, {})) return;
-    // On a StarPU thread, which may not wait for a lease: the launcher
-    // thread may (a step of nbody that followed a StarPU update went
-    // through StarPU whole, and heft gave PoCL one of its blocks).
-    if (runtime::take_lease_wait_needed()) {
-      runtime::defer_launch_taking_leases([self = Ref<Event>(this)] { self->launch_now(); });
-      return;
-    }
   }
   work_->launch(*this);
 }
@@ -314,7 +302,7 @@ bool Event::set_user_status(cl_int status) {
 
 cl_int Event::wait() {
   awaited_.store(true);  // as flush_direct()
-  if (direct_queued() && !finished()) runtime::direct_progress(*this, true);
+  if (direct_queued() && !finished()) g_direct_progress(*this, true);
   std::unique_lock lock(mutex_);
   done_.wait(lock, [this] { return status_ <= CL_COMPLETE; });
   return status_;

@@ -27,26 +27,14 @@ class CommandQueue;
 class Device;
 class Event;
 
-// The work behind a command. launch() starts it once every dependency has
+// The work behind a command. launch() runs it once every dependency has
 // completed; the work must end by calling event.complete() exactly once.
-// Every enqueue creates one: from the block pool (util/block_pool.h).
+// The runtime implements it (runtime/command.h); every enqueue creates
+// one, from the block pool (util/block_pool.h).
 class Command : public Pooled {
  public:
   virtual ~Command() = default;
   virtual void launch(Event& event) = 0;
-  // At enqueue, before any dependency is wired: sends the command straight
-  // to a device's vendor queue when its dependencies and data allow it
-  // (runtime/direct_launch.h); false leaves it to launch(). deps: every
-  // event it waits for; named: those of them its wait list names (their
-  // failure is its own, Event::begin_direct()).
-  virtual bool launch_direct(Event&, std::span<Event* const> /*deps*/,
-                             std::span<Event* const> /*named*/) {
-    return false;
-  }
-  // The command will outlive its API call without having gone to its
-  // vendor (launch_direct() said no): it copies what it read in place from
-  // the call's objects (a kernel's arguments).
-  virtual void keep_inputs() {}
 };
 
 struct EventCallback {
@@ -77,10 +65,6 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   cl_command_type command_type() const { return type_; }
   cl_int status() const;
   bool finished() const { return status() <= CL_COMPLETE; }
-
-  // The direct path refused the command at enqueue with every dependency
-  // already done: its launch does not ask again. Call before start().
-  void direct_refused_when_ready() { direct_refused_when_ready_ = true; }
 
   // Declares an event this one waits for; call before start(). A failed
   // dependency fails this command too when it was named in a wait list
@@ -127,6 +111,11 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   // promptly (its vendor callback, a flush). Also marks the event awaited,
   // for a command not yet on its vendor queue: its launcher arms it then.
   void flush_direct();
+  // What makes a direct command progress (wait: the caller then blocks on
+  // it): the direct path's, above this layer, which sets it during static
+  // initialisation (runtime/layer_hooks.cpp).
+  using DirectProgress = void (*)(Event& event, bool wait);
+  static void set_direct_progress(DirectProgress progress);
   // Someone depends on, waits for, polls or has a callback on this event.
   bool awaited() const { return awaited_.load(); }
   // Terminal state: CL_COMPLETE or a negative error code. Later calls are ignored.
@@ -216,7 +205,6 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   unsigned direct_lane_ = 0;  // written before direct_queued_, read after it
   std::atomic<bool> direct_armed_{false};
   std::atomic<bool> awaited_{false};
-  bool direct_refused_when_ready_ = false;
   // On a profiling queue (fixed at creation; every direct launch asks).
   const bool profiled_;
   // hold_for(): set before the vendor has the command, read by whoever

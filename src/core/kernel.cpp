@@ -1,6 +1,5 @@
 #include "core/kernel.h"
 
-#include "schedulers/socl_division.h"
 #include "util/log.h"
 
 #include <algorithm>
@@ -21,7 +20,7 @@ std::string arg_string(cl_kernel k, cl_uint i, cl_kernel_arg_info param) {
 
 Kernel::WorkGroupLimits vendor_limits(const Device* d, cl_kernel k) {
   Kernel::WorkGroupLimits l;
-  runtime::VendorLock lock = runtime::lock_vendor(d->worker());
+  backend::VendorLock lock = backend::lock_vendor(d->worker());
   std::size_t device_max = 0, kernel_max = 0;
   clGetDeviceInfo(d->vendor(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof device_max, &device_max, nullptr);
   clGetDeviceInfo(d->vendor(), CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof l.max_items, l.max_items.data(),
@@ -34,11 +33,11 @@ Kernel::WorkGroupLimits vendor_limits(const Device* d, cl_kernel k) {
   return l;
 }
 
-Kernel::WorkGroupLimits native_limits(const runtime::native::NativeKernel& k) {
+Kernel::WorkGroupLimits native_limits(const backend::native::NativeKernel& k) {
   Kernel::WorkGroupLimits l;
-  l.max_total = runtime::native::max_work_group_size();
+  l.max_total = backend::native::max_work_group_size();
   l.max_items = {l.max_total, l.max_total, l.max_total};
-  l.reqd = runtime::native::reqd_work_group_size(k);
+  l.reqd = backend::native::reqd_work_group_size(k);
   return l;
 }
 
@@ -46,16 +45,16 @@ Kernel::WorkGroupLimits native_limits(const runtime::native::NativeKernel& k) {
 // binary, a source it could not parse). Without -cl-kernel-arg-info a
 // vendor may not know an argument's address qualifier: such an argument
 // takes a buffer or a value by what clSetKernelArg is given (as SOCL does).
-std::vector<KernelArgInfo> vendor_arg_info(const Device* d, cl_kernel k) {
-  runtime::VendorLock lock = runtime::lock_vendor(d->worker());
+std::vector<backend::KernelArgInfo> vendor_arg_info(const Device* d, cl_kernel k) {
+  backend::VendorLock lock = backend::lock_vendor(d->worker());
   cl_uint n = 0;
   clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr);
-  std::vector<KernelArgInfo> info(n);
+  std::vector<backend::KernelArgInfo> info(n);
   for (cl_uint i = 0; i < n; ++i) {
     auto& a = info[i];
     if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof a.address, &a.address,
                            nullptr) != CL_SUCCESS)
-      a.address = KernelArgInfo::kAddressUnknown;
+      a.address = backend::KernelArgInfo::kAddressUnknown;
     clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof a.access, &a.access, nullptr);
     clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof a.type_qualifier,
                        &a.type_qualifier, nullptr);
@@ -76,7 +75,7 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
   for (auto& b : program->builds()) {
     if (!b.executable()) continue;
     if (b.device->is_native()) {
-      if (auto nk = runtime::native::find_kernel(b.native, name_))
+      if (auto nk = backend::native::find_kernel(b.native, name_))
         native_.emplace_back(b.device, std::move(nk));
       else
         failure = CL_INVALID_KERNEL_NAME;
@@ -84,14 +83,14 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
     }
     cl_int e = CL_SUCCESS;
     cl_platform_id platform = b.device->worker().platform;
-    runtime::VendorLock lock = runtime::lock_vendor(platform);
+    backend::VendorLock lock = backend::lock_vendor(platform);
     cl_kernel k = clCreateKernel(b.program.get(), name_.c_str(), &e);
     if (e != CL_SUCCESS) {
       log::info("kernel ", name_, " not created on ", b.device->name(), " (error ", e, ")");
       failure = e;
       continue;
     }
-    vendor_.push_back({b.device, runtime::VendorKernel(k, platform), {}});
+    vendor_.push_back({b.device, backend::VendorKernel(k, platform), {}});
     if (!validator_) {
       validator_.set_platform(platform);
       validator_.reset(clCreateKernel(b.program.get(), name_.c_str(), &e));
@@ -105,10 +104,10 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
   for (const VendorOf& v : vendor_)
     limits_.emplace_back(v.device, vendor_limits(v.device, v.kernel.get()));
   for (const auto& [d, nk] : native_) limits_.emplace_back(d, native_limits(*nk));
-  if (const KernelSignature* signature = program->signature(name_)) {
+  if (const backend::KernelSignature* signature = program->signature(name_)) {
     arg_info_ = signature->args;
   } else if (vendor_.empty()) {  // only the native device has it (a binary)
-    arg_info_ = runtime::native::arg_info(*native_.front().second);
+    arg_info_ = backend::native::arg_info(*native_.front().second);
   } else {
     arg_info_ = vendor_arg_info(vendor_.front().device, vendor_.front().kernel.get());
   }
@@ -142,13 +141,13 @@ Kernel::~Kernel() {
   if (!vendor_.empty() || !native_.empty()) program_->attached_kernels.fetch_sub(1);
 }
 
-const runtime::native::NativeKernel* Kernel::native_for(const Device* d) const {
+const backend::native::NativeKernel* Kernel::native_for(const Device* d) const {
   for (const auto& [dev, k] : native_)
     if (dev == d) return k.get();
   return nullptr;
 }
 
-const runtime::native::NativeKernel* Kernel::native_any() const {
+const backend::native::NativeKernel* Kernel::native_any() const {
   return native_.empty() ? nullptr : native_.front().second.get();
 }
 
@@ -169,10 +168,10 @@ Kernel::WorkGroupLimits Kernel::work_group_limits(const Device* d) const {
 cl_int Kernel::check_value(cl_uint index, size_t size, const void* value) {
   std::lock_guard lock(args_mutex_);
   if (validator_) {
-    runtime::VendorLock vendor_lock = runtime::lock_vendor(validator_platform_);
+    backend::VendorLock vendor_lock = backend::lock_vendor(validator_platform_);
     return clSetKernelArg(validator_.get(), index, size, value);
   }
-  std::size_t expected = runtime::native::value_size(*native_.front().second, index);
+  std::size_t expected = backend::native::value_size(*native_.front().second, index);
   return expected == size ? CL_SUCCESS : CL_INVALID_ARG_SIZE;
 }
 
@@ -213,13 +212,19 @@ SoclDivideFunction Kernel::socl_divide_function() const {
 void Kernel::set_socl_divide_function(SoclDivideFunction::Fn fn) {
   std::lock_guard lock(args_mutex_);
   socl_divide_.fn = fn;
-  if (!socl_divide_.choice) socl_divide_.choice = std::make_shared<schedulers::SoclFactorChoice>(0);
   socl_set_.store(fn != nullptr, std::memory_order_release);
 }
 
 void Kernel::set_socl_divide_space(cl_uint space) {
   std::lock_guard lock(args_mutex_);
-  socl_divide_.choice = std::make_shared<schedulers::SoclFactorChoice>(space);
+  socl_divide_.space = space;
+  socl_divide_.choice.reset();
+}
+
+std::shared_ptr<schedulers::SoclFactorChoice> Kernel::socl_choice(MakeSoclChoice make) {
+  std::lock_guard lock(args_mutex_);
+  if (!socl_divide_.choice) socl_divide_.choice = make(socl_divide_.space);
+  return socl_divide_.choice;
 }
 
 void Kernel::set_socl_divide_data(void* data) {

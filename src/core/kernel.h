@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "backend/kernel_signature.h"
+#include "backend/vendor_arg_values.h"
+#include "backend/vendor_handle.h"
 #include "core/buffer.h"
 #include "core/kernel_args.h"
-#include "core/kernel_signature.h"
 #include "core/program.h"
 #include "core/sampler.h"
-#include "runtime/vendor_arg_values.h"
-#include "runtime/vendor_handle.h"
 
 namespace parasol::schedulers {
 class SoclFactorChoice;
@@ -61,6 +61,14 @@ struct KernelArg {
   Ref<Sampler> sampler;          // Sampler
 };
 
+// The bytes a launch's __local arguments take.
+inline std::size_t local_arg_bytes(std::span<const KernelArg> args) {
+  std::size_t bytes = 0;
+  for (const KernelArg& a : args)
+    if (a.kind == KernelArg::Kind::Local) bytes += a.local_size;
+  return bytes;
+}
+
 // Parasol's divide function (clSetKernelDivideFunctionPARASOL): a host
 // function that runs a kernel as several smaller commands, on context
 // queues, with a factor from [min_factor, max_factor] or the kernel itself
@@ -77,13 +85,15 @@ struct DivideFunction {
   }
 };
 
-// SOCL's divide function (schedulers/socl_division.h), set part by part
+// SOCL's divide function (runtime/divided_launch.h), set part by part
 // through clSetKernelArg's indexes -1 (fn), -2 (the partition space: a new
-// factor choice) and -3 (data).
+// factor choice) and -3 (data). The choice is made by the scheduler on the
+// first division after the space was set (Kernel::socl_choice).
 struct SoclDivideFunction {
   using Fn = cl_int(CL_CALLBACK*)(cl_command_queue, cl_uint, void*, const cl_event, cl_event*);
   Fn fn = nullptr;
   void* data = nullptr;
+  cl_uint space = 0;
   std::shared_ptr<schedulers::SoclFactorChoice> choice;
 };
 
@@ -104,20 +114,20 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   // program's source, so same-named kernels of different programs differ.
   const std::string& model_symbol() const { return model_symbol_; }
   cl_uint num_args() const { return static_cast<cl_uint>(arg_info_.size()); }
-  const std::vector<KernelArgInfo>& arg_info() const { return arg_info_; }
+  const std::vector<backend::KernelArgInfo>& arg_info() const { return arg_info_; }
   // The vendor kernel for a device, null where the program is not built.
   cl_kernel vendor_for(const Device* d) const { return vendor_launch(d).kernel; }
   // That kernel with what its arguments were last set to (values: used
   // under launch_mutex()); both null where the program is not built.
   struct VendorLaunch {
     cl_kernel kernel;
-    runtime::VendorArgValues* values;
+    backend::VendorArgValues* values;
   };
   VendorLaunch vendor_launch(const Device* d) const;
   cl_kernel any_vendor() const;
   // The native device's kernel, null where the program is not built for it.
-  const runtime::native::NativeKernel* native_for(const Device* d) const;
-  const runtime::native::NativeKernel* native_any() const;
+  const backend::native::NativeKernel* native_for(const Device* d) const;
+  const backend::native::NativeKernel* native_any() const;
   bool runs_on(const Device* d) const { return vendor_for(d) || native_for(d); }
 
   // Held while a launch sets a vendor kernel's arguments and enqueues it:
@@ -177,6 +187,10 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   SoclDivideFunction socl_divide_function() const;
   void set_socl_divide_function(SoclDivideFunction::Fn fn);
   void set_socl_divide_space(cl_uint space);
+  // The factor choice of the SOCL divide function, made by make(space) if
+  // there is none yet.
+  using MakeSoclChoice = std::shared_ptr<schedulers::SoclFactorChoice> (*)(cl_uint space);
+  std::shared_ptr<schedulers::SoclFactorChoice> socl_choice(MakeSoclChoice make);
   void set_socl_divide_data(void* data);
   // True, once, when a SOCL divide function is set and none of this
   // kernel's launches runs it: the caller runs it, then calls
@@ -193,15 +207,15 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   std::string model_symbol_;
   struct VendorOf {
     Device* device;
-    runtime::VendorKernel kernel;
-    mutable runtime::VendorArgValues set_values;
+    backend::VendorKernel kernel;
+    mutable backend::VendorArgValues set_values;
   };
   std::vector<VendorOf> vendor_;
-  std::vector<std::pair<Device*, std::shared_ptr<runtime::native::NativeKernel>>> native_;
+  std::vector<std::pair<Device*, std::shared_ptr<backend::native::NativeKernel>>> native_;
   std::vector<std::pair<const Device*, WorkGroupLimits>> limits_;
-  runtime::VendorKernel validator_;
+  backend::VendorKernel validator_;
   cl_platform_id validator_platform_ = nullptr;
-  std::vector<KernelArgInfo> arg_info_;
+  std::vector<backend::KernelArgInfo> arg_info_;
   mutable std::mutex args_mutex_;
   mutable std::mutex launch_mutex_;
   std::vector<KernelArg> args_;

@@ -33,8 +33,11 @@ enum class ObjectKind : std::uint8_t {
   Platform, Device, Context, CommandQueue, Mem, Program, Kernel, Event, Sampler,
 };
 
-// The dispatch table every handle points to (built in src/icd/).
-const cl_icd_dispatch* dispatch_table();
+// The dispatch table every handle points to: the API layer's
+// (src/icd/dispatch_table.cpp), set during static initialisation, before
+// any object exists.
+extern constinit const cl_icd_dispatch* g_dispatch_table;
+void set_dispatch_table(const cl_icd_dispatch* table);
 
 // The live-handle registry: how the API layer tells a Parasol handle from a
 // null, foreign or released one without reading memory it does not own.
@@ -53,14 +56,14 @@ class Object : public Handle {
   static constexpr ObjectKind kind = Kind;
 
   Object() : listed_(true) {
-    this->dispatch = dispatch_table();
+    this->dispatch = g_dispatch_table;
     registry::add(static_cast<Handle*>(this), Kind);
   }
   // Born outside the registry: for the events of commands, which most
   // callers never ask for (no handle out, no lookup); list() before the
   // handle leaves Parasol.
   struct Unlisted {};
-  explicit Object(Unlisted) : listed_(false) { this->dispatch = dispatch_table(); }
+  explicit Object(Unlisted) : listed_(false) { this->dispatch = g_dispatch_table; }
   Object(const Object&) = delete;
   Object& operator=(const Object&) = delete;
 

@@ -15,10 +15,10 @@ Platform& Platform::instance() {
 std::span<Device* const> Platform::devices() {
   // StarPU calls back into the loader, and so into Parasol, from inside
   // starpu_init(): answer "no device" without touching the once-flag below.
-  if (runtime::StarpuRuntime::discovering()) return {};
+  if (backend::StarpuRuntime::discovering()) return {};
   static std::once_flag once;
   std::call_once(once, [this] {
-    auto* rt = runtime::StarpuRuntime::get();
+    auto* rt = backend::StarpuRuntime::get();
     if (!rt) return;
     for (const auto& w : rt->vendor_workers()) devices_.push_back(create<Device>(w));
     // Parasol's own device comes last: a vendor's device stays the default.

@@ -36,7 +36,7 @@ Program::Program(Context* context, std::string source, cl_int& err)
       continue;
     }
     cl_int e = CL_SUCCESS;
-    runtime::VendorLock lock = runtime::lock_vendor(d->worker());
+    backend::VendorLock lock = backend::lock_vendor(d->worker());
     b.program.reset(clCreateProgramWithSource(d->worker().context, 1, &text, &length, &e));
     b.program.set_platform(d->worker().platform);
     if (e != CL_SUCCESS) {
@@ -60,22 +60,22 @@ Program::Program(Context* context, const std::vector<Device*>& devices,
     size_t size = binaries[i].size();
     cl_int status = CL_SUCCESS, e = CL_SUCCESS;
     if (devices[i]->is_native()) {
-      switch (runtime::native::binary_kind(bin, size)) {
-        case runtime::native::BinaryKind::Object:
-        case runtime::native::BinaryKind::Library:
+      switch (backend::native::binary_kind(bin, size)) {
+        case backend::native::BinaryKind::Object:
+        case backend::native::BinaryKind::Library:
           b.native_object = binaries[i];
-          b.binary_type = runtime::native::binary_kind(bin, size) == runtime::native::BinaryKind::Object
+          b.binary_type = backend::native::binary_kind(bin, size) == backend::native::BinaryKind::Object
                               ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
                               : CL_PROGRAM_BINARY_TYPE_LIBRARY;
           break;
         default:
-          b.native = runtime::native::load_binary(bin, size, b.log);
+          b.native = backend::native::load_binary(bin, size, b.log);
           if (!b.native) e = status = CL_INVALID_BINARY;
           b.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
       }
     } else {
       cl_device_id vd = devices[i]->vendor();
-      runtime::VendorLock lock = runtime::lock_vendor(devices[i]->worker());
+      backend::VendorLock lock = backend::lock_vendor(devices[i]->worker());
       b.program.set_platform(devices[i]->worker().platform);
       b.program.reset(clCreateProgramWithBinary(devices[i]->worker().context, 1, &vd, &size,
                                                 &bin, &status, &e));
@@ -131,14 +131,14 @@ std::string socl_device_define(const Device& d) {
 // information, which they keep only when the build asks for it.
 std::string device_options(const Device& d, const std::string& options) {
   std::string out = settings::socl() ? socl_device_define(d) + options : options;
-  if (!d.is_native() && !runtime::native::has_compiler()) out += " -cl-kernel-arg-info";
+  if (!d.is_native() && !backend::native::has_compiler()) out += " -cl-kernel-arg-info";
   return out;
 }
 
 // Options as Parasol judges them, the same way for every device: empty when
 // valid, else the reason (CL_INVALID_BUILD_OPTIONS, CL_INVALID_COMPILER_OPTIONS).
 std::string refused_options(const std::vector<Device*>& devices, const std::string& options) {
-  runtime::native::OptionsCheck check = runtime::native::check_options(options);
+  backend::native::OptionsCheck check = backend::native::check_options(options);
   if (!check.valid) return check.log;
   std::string why;
   for (const auto& [option, extension] : check.vendor_options)
@@ -206,7 +206,7 @@ void Program::refuse(const std::vector<Device*>& devices, const std::string& opt
   building_ = false;
 }
 
-void Program::end(runtime::native::Description description) {
+void Program::end(backend::native::Description description) {
   std::lock_guard lock(mutex_);
   building_ = false;
   signatures_.clear();
@@ -216,7 +216,7 @@ void Program::end(runtime::native::Description description) {
   }
   for (const auto& b : builds_)
     if (b.native && b.status == CL_BUILD_SUCCESS) {
-      signatures_ = runtime::native::signatures(*b.native);
+      signatures_ = backend::native::signatures(*b.native);
       return;
     }
 }
@@ -238,10 +238,10 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
   bool native_in_build = false;
   for (Device* d : devices) native_in_build |= d->is_native();
   std::atomic<bool> refused_by_vendor{false};
-  runtime::native::Description description;
+  backend::native::Description description;
   std::thread describe;
   if (!native_in_build && origin_ == Origin::Source)
-    describe = std::thread([&] { description = runtime::native::describe(source_, options); });
+    describe = std::thread([&] { description = backend::native::describe(source_, options); });
   for_each_device(devices, [&](Device* d) {
     DeviceBuild* b = build_for(d);
     const std::string compile_options = device_options(*d, options);
@@ -252,12 +252,12 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
       // compiler's cache tells what is unchanged). One created from a
       // binary is already executable.
       if (origin_ == Origin::Source)
-        b->native = runtime::native::build(source_, compile_options, b->log, invalid);
+        b->native = backend::native::build(source_, compile_options, b->log, invalid);
       b->native_object.clear();
       b->status = b->native ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
     } else {
       cl_device_id vd = d->vendor();
-      runtime::VendorLock lock = runtime::lock_vendor(d->worker());
+      backend::VendorLock lock = backend::lock_vendor(d->worker());
       cl_int e = clBuildProgram(b->program.get(), 1, &vd, compile_options.c_str(), nullptr, nullptr);
       b->log = build_log(b->program.get(), vd);
       invalid = e == CL_INVALID_BUILD_OPTIONS;
@@ -290,7 +290,7 @@ cl_int Program::compile(const std::vector<Device*>& devices, const std::string& 
     refuse(devices, options, why);
     return CL_INVALID_COMPILER_OPTIONS;
   }
-  runtime::native::Headers header_sources;
+  backend::native::Headers header_sources;
   std::vector<const char*> include_names;
   for (const auto& [name, program] : headers) {
     header_sources.emplace_back(name, program->source());
@@ -299,20 +299,20 @@ cl_int Program::compile(const std::vector<Device*>& devices, const std::string& 
   bool native_in_build = false;
   for (Device* d : devices) native_in_build |= d->is_native();
   std::atomic<bool> refused_by_vendor{false};
-  runtime::native::Description description;
+  backend::native::Description description;
   std::thread describe;
   if (!native_in_build)
     describe = std::thread(
-        [&] { description = runtime::native::describe(source_, options, header_sources); });
-  runtime::native::Description native_description;  // the native device's compile
+        [&] { description = backend::native::describe(source_, options, header_sources); });
+  backend::native::Description native_description;  // the native device's compile
   for_each_device(devices, [&](Device* d) {
     DeviceBuild* b = build_for(d);
     const std::string compile_options = device_options(*d, options);
     bool invalid = false;
     b->native.reset();
     if (d->is_native()) {
-      runtime::native::Compiled c =
-          runtime::native::compile_object(source_, compile_options, header_sources);
+      backend::native::Compiled c =
+          backend::native::compile_object(source_, compile_options, header_sources);
       b->native_object = std::move(c.object);
       b->log = std::move(c.log);
       invalid = c.invalid_options;
@@ -323,7 +323,7 @@ cl_int Program::compile(const std::vector<Device*>& devices, const std::string& 
       std::vector<cl_program> vendor_headers;
       for (const auto& h : headers) vendor_headers.push_back(h.second->build_for(d)->program.get());
       cl_device_id vd = d->vendor();
-      runtime::VendorLock lock = runtime::lock_vendor(d->worker());
+      backend::VendorLock lock = backend::lock_vendor(d->worker());
       cl_int e = clCompileProgram(b->program.get(), 1, &vd, compile_options.c_str(),
                                   static_cast<cl_uint>(vendor_headers.size()),
                                   vendor_headers.empty() ? nullptr : vendor_headers.data(),
@@ -387,7 +387,7 @@ Program* Program::link(Context* context, const std::vector<Device*>& devices,
     if (d->is_native()) {
       std::vector<std::vector<unsigned char>> objects;
       for (Program* in : inputs) objects.push_back(in->build_for(d)->native_object);
-      runtime::native::Linked l = runtime::native::link(objects, create_library);
+      backend::native::Linked l = backend::native::link(objects, create_library);
       b->native = std::move(l.program);
       b->native_object = std::move(l.library);
       b->log = std::move(l.log);
@@ -396,7 +396,7 @@ Program* Program::link(Context* context, const std::vector<Device*>& devices,
       std::vector<cl_program> vendor_inputs;
       for (Program* in : inputs) vendor_inputs.push_back(in->build_for(d)->program.get());
       cl_device_id vd = d->vendor();
-      runtime::VendorLock lock = runtime::lock_vendor(d->worker());
+      backend::VendorLock lock = backend::lock_vendor(d->worker());
       cl_int e = CL_SUCCESS;
       b->program.set_platform(d->worker().platform);
       b->program.reset(clLinkProgram(d->worker().context, 1, &vd, options.c_str(),
@@ -414,9 +414,9 @@ Program* Program::link(Context* context, const std::vector<Device*>& devices,
   // The linked kernels are the inputs' (the first input naming one wins).
   for (Program* in : inputs) {
     std::lock_guard lock(in->mutex_);
-    for (const KernelSignature& s : in->signatures_)
+    for (const backend::KernelSignature& s : in->signatures_)
       if (std::none_of(p->signatures_.begin(), p->signatures_.end(),
-                       [&](const KernelSignature& t) { return t.name == s.name; }))
+                       [&](const backend::KernelSignature& t) { return t.name == s.name; }))
         p->signatures_.push_back(s);
   }
   err = CL_SUCCESS;
@@ -425,7 +425,7 @@ Program* Program::link(Context* context, const std::vector<Device*>& devices,
   return p;
 }
 
-const KernelSignature* Program::signature(const std::string& kernel) const {
+const backend::KernelSignature* Program::signature(const std::string& kernel) const {
   std::lock_guard lock(mutex_);
   for (const auto& s : signatures_)
     if (s.name == kernel) return &s;
@@ -436,9 +436,9 @@ std::vector<std::string> Program::kernel_names() const {
   std::lock_guard lock(mutex_);
   for (const auto& b : builds_) {
     if (!b.executable()) continue;
-    if (b.native) return runtime::native::kernel_names(*b.native);
+    if (b.native) return backend::native::kernel_names(*b.native);
     size_t size = 0;
-    runtime::VendorLock vendor_lock = runtime::lock_vendor(b.device->worker());
+    backend::VendorLock vendor_lock = backend::lock_vendor(b.device->worker());
     if (clGetProgramInfo(b.program.get(), CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size) != CL_SUCCESS)
       continue;
     std::string names(size, '\0');
@@ -454,7 +454,7 @@ std::vector<std::string> Program::kernel_names() const {
 
 std::vector<unsigned char> Program::binary(const DeviceBuild& b) const {
   if (!b.native_object.empty()) return b.native_object;
-  if (b.native) return runtime::native::binary(*b.native);
+  if (b.native) return backend::native::binary(*b.native);
   size_t size = 0;
   if (!b.program ||
       clGetProgramInfo(b.program.get(), CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) !=

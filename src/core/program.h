@@ -11,18 +11,18 @@
 #include <string>
 #include <vector>
 
+#include "backend/kernel_signature.h"
+#include "backend/native/native_compiler.h"
+#include "backend/vendor_handle.h"
 #include "core/context.h"
-#include "core/kernel_signature.h"
 #include "core/object.h"
-#include "runtime/native/native_compiler.h"
-#include "runtime/vendor_handle.h"
 
 namespace parasol::core {
 
 struct DeviceBuild {
   Device* device = nullptr;
-  runtime::VendorProgram program;  // in the device's StarPU worker context
-  std::shared_ptr<runtime::native::NativeProgram> native;  // the native device's
+  backend::VendorProgram program;  // in the device's StarPU worker context
+  std::shared_ptr<backend::native::NativeProgram> native;  // the native device's
   cl_build_status status = CL_BUILD_NONE;
   std::string options;
   std::string log;
@@ -79,7 +79,7 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
   // A kernel's arguments as Parasol's own front end read them at the last
   // build; null when it did not (no compiler, a binary, a parse failure):
   // the vendors are asked then. Stable while kernels are attached.
-  const KernelSignature* signature(const std::string& kernel) const;
+  const backend::KernelSignature* signature(const std::string& kernel) const;
   DeviceBuild* build_for(const Device* d);
   // Whether some device has an executable (kernels can be made).
   bool built_anywhere() const;
@@ -98,7 +98,7 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
   void refuse(const std::vector<Device*>& devices, const std::string& options,
               const std::string& why);
   // After the devices' work: the signatures, the end of the build.
-  void end(runtime::native::Description description);
+  void end(backend::native::Description description);
 
   Ref<Context> context_;
   std::string source_;
@@ -106,7 +106,7 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
   std::vector<DeviceBuild> builds_;
   mutable std::mutex mutex_;
   bool building_ = false;
-  std::vector<KernelSignature> signatures_;
+  std::vector<backend::KernelSignature> signatures_;
 };
 
 }  // namespace parasol::core

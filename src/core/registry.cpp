@@ -14,6 +14,13 @@
 #include <mutex>
 #include <vector>
 
+namespace parasol::core {
+
+constinit const cl_icd_dispatch* g_dispatch_table = nullptr;
+void set_dispatch_table(const cl_icd_dispatch* table) { g_dispatch_table = table; }
+
+}  // namespace parasol::core
+
 namespace parasol::core::registry {
 namespace {
 

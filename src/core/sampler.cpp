@@ -17,7 +17,7 @@ std::uint32_t Sampler::bits() const {
   return b;
 }
 
-cl_sampler Sampler::on(const runtime::VendorWorker& worker, cl_int& err) {
+cl_sampler Sampler::on(const backend::VendorWorker& worker, cl_int& err) {
   std::lock_guard lock(mutex_);
   for (const auto& [id, s] : vendor_)
     if (id == worker.worker_id) {

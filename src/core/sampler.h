@@ -10,14 +10,14 @@
 #include <mutex>
 #include <vector>
 
+#include "backend/starpu_runtime.h"
+#include "backend/vendor_handle.h"
 #include "core/context.h"
 #include "core/object.h"
-#include "runtime/starpu_runtime.h"
-#include "runtime/vendor_handle.h"
 
 namespace parasol::core {
 
-using VendorSampler = runtime::VendorHandle<cl_sampler, &clReleaseSampler>;
+using VendorSampler = backend::VendorHandle<cl_sampler, &clReleaseSampler>;
 
 class Sampler final : public Object<Sampler, _cl_sampler, ObjectKind::Sampler> {
  public:
@@ -39,7 +39,7 @@ class Sampler final : public Object<Sampler, _cl_sampler, ObjectKind::Sampler> {
 
   // The vendor sampler on worker's device (made once: the caller holds the
   // vendor's lock); null with err on failure.
-  cl_sampler on(const runtime::VendorWorker& worker, cl_int& err);
+  cl_sampler on(const backend::VendorWorker& worker, cl_int& err);
 
  private:
   Ref<Context> context_;

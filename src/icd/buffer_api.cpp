@@ -17,6 +17,7 @@
 #include "icd/validate.h"
 #include "runtime/host_command.h"
 #include "runtime/migrate_command.h"
+#include "runtime/submit.h"
 
 namespace parasol::icd {
 namespace {
@@ -45,7 +46,7 @@ Produced<cl_mem> create_buffer(const char* function, cl_context context, cl_mem_
                   " is 0 or above every device's CL_DEVICE_MAX_MEM_ALLOC_SIZE");
 
   void* user_memory = (flags & CL_MEM_USE_HOST_PTR) ? host_ptr : nullptr;
-  auto storage = std::make_shared<runtime::BufferStorage>(size, user_memory);
+  auto storage = std::make_shared<backend::BufferStorage>(size, user_memory);
   if (!storage->valid())
     return refuse(function, CL_MEM_OBJECT_ALLOCATION_FAILURE, "cannot allocate ", size, " bytes");
   if (flags & CL_MEM_COPY_HOST_PTR) std::memcpy(storage->host(), host_ptr, size);
@@ -422,7 +423,7 @@ cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue,
   if (cl_int err = check_wait_list(__func__, num_events_in_wait_list, event_wait_list,
                                    q->context(), waits))
     return err;
-  std::unique_ptr<core::Command> work;
+  std::unique_ptr<runtime::Command> work;
   if (flags & CL_MIGRATE_MEM_OBJECT_HOST)
     work = std::make_unique<runtime::HostCommand>(std::move(accesses), [] { return CL_COMPLETE; },
                                                   bytes);
@@ -430,7 +431,7 @@ cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue,
     work = std::make_unique<runtime::MigrateCommand>(
         q->device(), std::move(buffers), flags & CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED);
   // On a context queue the next command's device is not known yet: nothing to move.
-  give_event(q->enqueue(CL_COMMAND_MIGRATE_MEM_OBJECTS, std::move(work), waits), event);
+  give_event(runtime::submit(*q, CL_COMMAND_MIGRATE_MEM_OBJECTS, std::move(work), waits), event);
   return CL_SUCCESS;
 }
 

@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "backend/starpu_policies.h"
 #include "core/context.h"
 #include "core/platform.h"
 #include "icd/api.h"
 #include "icd/info_out.h"
 #include "icd/validate.h"
-#include "schedulers/policy_names.h"
 
 namespace parasol::icd {
 namespace {
@@ -26,7 +26,7 @@ struct ContextProperties {
 
 cl_int parse_properties(const char* function, const cl_context_properties* props,
                         ContextProperties& out) {
-  out.scheduler = schedulers::default_policy();
+  out.scheduler = backend::default_policy();
   if (!props) return CL_SUCCESS;
   std::vector<cl_context_properties> seen;
   for (const cl_context_properties* p = props; *p; p += 2) {
@@ -43,9 +43,9 @@ cl_int parse_properties(const char* function, const cl_context_properties* props
         break;
       case CL_CONTEXT_SCHEDULER_PARASOL: {
         const char* policy = reinterpret_cast<const char*>(value);
-        if (!policy || !schedulers::is_known_policy(policy)) {
+        if (!policy || !backend::is_known_policy(policy)) {
           log::warn("unknown scheduling policy '", policy ? policy : "(null)",
-                    "'; valid names: ", schedulers::known_policy_list());
+                    "'; valid names: ", backend::known_policy_list());
           return refuse(function, CL_INVALID_PROPERTY, "unknown scheduling policy");
         }
         out.scheduler = policy;

@@ -1,16 +1,16 @@
 // Image and sampler entry points. An image is a buffer with a shape
-// (core/image.h): its commands address boxes of its bytes and go the
+// (backend/image_shape.h): its commands address boxes of its bytes and go the
 // buffers' way (icd/mem_transfers.h); a kernel on a vendor device sees a
-// vendor image mirroring the device's copy (runtime/image_mirrors.h).
+// vendor image mirroring the device's copy (backend/image_mirrors.h).
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <memory>
 #include <vector>
 
+#include "backend/image_shape.h"
 #include "core/buffer.h"
 #include "core/context.h"
-#include "core/image.h"
 #include "core/sampler.h"
 #include "icd/api.h"
 #include "icd/info_out.h"
@@ -24,7 +24,7 @@ using core::Buffer;
 using core::CommandQueue;
 using core::Context;
 using core::Device;
-using core::ImageShape;
+using backend::ImageShape;
 
 std::vector<Device*> image_devices(const Context& ctx) {
   std::vector<Device*> out;
@@ -58,16 +58,16 @@ std::vector<cl_image_format> context_formats(const Context& ctx, cl_mem_flags fl
   return common;
 }
 
-bool is_image_type(cl_mem_object_type t) { return core::image_dimensions(t) != 0; }
+bool is_image_type(cl_mem_object_type t) { return backend::image_dimensions(t) != 0; }
 
 // The shape clCreateImage describes, checked against the spec's rules and
 // the context's devices; the buffer of a 1D image buffer in `over`.
 cl_int image_shape(const char* function, const Context& ctx, cl_mem_flags flags,
                    const cl_image_format* format, const cl_image_desc* desc, void* host_ptr,
-                   ImageShape& shape, Buffer*& over) {
+                   backend::ImageShape& shape, Buffer*& over) {
   if (!format) return refuse(function, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "image_format is null");
   shape.format = *format;
-  shape.element_size = core::element_size(*format);
+  shape.element_size = backend::element_size(*format);
   if (!shape.element_size)
     return refuse(function, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "channel order 0x", std::hex,
                   format->image_channel_order, " with channel type 0x",
@@ -129,7 +129,7 @@ cl_int image_shape(const char* function, const Context& ctx, cl_mem_flags flags,
   } else if (slice != 0 && (t == CL_MEM_OBJECT_IMAGE1D || t == CL_MEM_OBJECT_IMAGE1D_BUFFER ||
                             t == CL_MEM_OBJECT_IMAGE2D)) {
     return refuse(function, CL_INVALID_IMAGE_DESCRIPTOR, "image_slice_pitch must be 0 for a ",
-                  core::image_dimensions(t), "D image");
+                  backend::image_dimensions(t), "D image");
   }
   shape.row_pitch = row;
   shape.slice_pitch = extent[2] > 1 ? slice : row * extent[1];
@@ -165,7 +165,7 @@ Produced<cl_mem> create_image(const char* function, cl_context context, cl_mem_f
   if (cl_int err = check_mem_flags(function, flags)) return err;
   if (!(flags & kAccessFlags)) flags |= CL_MEM_READ_WRITE;
   const bool wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
-  ImageShape shape;
+  backend::ImageShape shape;
   Buffer* over = nullptr;
   if (cl_int err = image_shape(function, *ctx, flags, format, desc, host_ptr, shape, over))
     return err;
@@ -179,7 +179,7 @@ Produced<cl_mem> create_image(const char* function, cl_context context, cl_mem_f
     return image->handle();
   }
   void* user_memory = (flags & CL_MEM_USE_HOST_PTR) ? host_ptr : nullptr;
-  auto storage = std::make_shared<runtime::BufferStorage>(shape.bytes(), user_memory);
+  auto storage = std::make_shared<backend::BufferStorage>(shape.bytes(), user_memory);
   if (!storage->valid())
     return refuse(function, CL_MEM_OBJECT_ALLOCATION_FAILURE, "cannot allocate ", shape.bytes(),
                   " bytes");
@@ -209,11 +209,11 @@ Produced<cl_mem> create_image(const char* function, cl_context context, cl_mem_f
 
 // An image command's origin and region (in pixels, the extent's axes),
 // checked against the image's type and extent.
-cl_int check_box(const char* function, const ImageShape& s, const size_t* origin,
+cl_int check_box(const char* function, const backend::ImageShape& s, const size_t* origin,
                  const size_t* region) {
   if (!origin || !region) return refuse(function, CL_INVALID_VALUE, "origin or region is null");
   const auto e = s.extent();
-  const int used = core::image_dimensions(s.type);
+  const int used = backend::image_dimensions(s.type);
   for (int i = 0; i < 3; ++i) {
     if (region[i] == 0) return refuse(function, CL_INVALID_VALUE, "region[", i, "] is 0");
     if (i >= used && (origin[i] != 0 || region[i] != 1))
@@ -228,15 +228,15 @@ cl_int check_box(const char* function, const ImageShape& s, const size_t* origin
 // The box's origin and region in bytes (x scaled by the pixel size).
 struct ByteBox {
   size_t origin[3], region[3];
-  ByteBox(const ImageShape& s, const size_t* o, const size_t* r)
+  ByteBox(const backend::ImageShape& s, const size_t* o, const size_t* r)
       : origin{o[0] * s.element_size, o[1], o[2]}, region{r[0] * s.element_size, r[1], r[2]} {}
 };
 
 // The host pitches of an image read or write: row and slice, or for a 1D
 // array the layer pitch as the row's (its layers are rows).
-cl_int host_pitches(const char* function, const ImageShape& s, const size_t* region,
+cl_int host_pitches(const char* function, const backend::ImageShape& s, const size_t* region,
                     size_t& row_pitch, size_t& slice_pitch) {
-  const int used = core::image_dimensions(s.type);
+  const int used = backend::image_dimensions(s.type);
   const bool has_slices = s.type == CL_MEM_OBJECT_IMAGE3D || s.type == CL_MEM_OBJECT_IMAGE2D_ARRAY;
   if (!has_slices && s.type != CL_MEM_OBJECT_IMAGE1D_ARRAY && slice_pitch != 0)
     return refuse(function, CL_INVALID_VALUE, "slice_pitch must be 0 for a ", used, "D image");
@@ -258,7 +258,7 @@ cl_int enqueue_image_transfer(const char* function, bool read, cl_command_queue 
   CommandQueue* q;
   Buffer* b;
   if (cl_int err = check_queue_mem(function, command_queue, image, MemKind::Image, q, b)) return err;
-  const ImageShape& s = *b->image();
+  const backend::ImageShape& s = *b->image();
   if (cl_int err = check_box(function, s, origin, region)) return err;
   PARASOL_REFUSE_IF(!ptr, CL_INVALID_VALUE, "ptr is null");
   if (cl_int err = host_pitches(function, s, region, row_pitch, slice_pitch)) return err;
@@ -356,7 +356,7 @@ cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_name,
                                   size_t* param_value_size_ret) {
   auto* b = checked<Buffer>(image);
   PARASOL_REFUSE_IF(!b || !b->image(), CL_INVALID_MEM_OBJECT, "not a live Parasol image");
-  const ImageShape& s = *b->image();
+  const backend::ImageShape& s = *b->image();
   InfoOut out(param_value_size, param_value, param_value_size_ret);
   const bool has_slices = s.type == CL_MEM_OBJECT_IMAGE3D || s.type == CL_MEM_OBJECT_IMAGE2D_ARRAY;
   switch (param_name) {
@@ -372,7 +372,7 @@ cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_name,
                         : has_slices                          ? s.slice_pitch
                                                               : size_t{0});
     case CL_IMAGE_WIDTH: return out.scalar(s.width);
-    case CL_IMAGE_HEIGHT: return out.scalar(core::image_dimensions(s.type) >= 2 && s.type != CL_MEM_OBJECT_IMAGE1D_ARRAY ? s.height : size_t{0});
+    case CL_IMAGE_HEIGHT: return out.scalar(backend::image_dimensions(s.type) >= 2 && s.type != CL_MEM_OBJECT_IMAGE1D_ARRAY ? s.height : size_t{0});
     case CL_IMAGE_DEPTH: return out.scalar(s.type == CL_MEM_OBJECT_IMAGE3D ? s.depth : size_t{0});
     case CL_IMAGE_ARRAY_SIZE: return out.scalar(s.array_size);
     case CL_IMAGE_BUFFER:
@@ -417,7 +417,7 @@ cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src
     return err;
   if (cl_int err = check_queue_mem(__func__, command_queue, dst_image, MemKind::Image, q, dst))
     return err;
-  const ImageShape &s = *src->image(), &d = *dst->image();
+  const backend::ImageShape &s = *src->image(), &d = *dst->image();
   PARASOL_REFUSE_IF(!same_format(s.format, d.format), CL_IMAGE_FORMAT_MISMATCH,
                     "the images' formats differ");
   if (cl_int err = check_box(__func__, s, src_origin, region)) return err;
@@ -440,7 +440,7 @@ cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl
     return err;
   if (cl_int err = check_queue_mem(__func__, command_queue, dst_buffer, MemKind::Buffer, q, dst))
     return err;
-  const ImageShape& s = *src->image();
+  const backend::ImageShape& s = *src->image();
   if (cl_int err = check_box(__func__, s, src_origin, region)) return err;
   const ByteBox from(s, src_origin, region);
   const size_t row = from.region[0], slice = row * region[1];
@@ -463,7 +463,7 @@ cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl
     return err;
   if (cl_int err = check_queue_mem(__func__, command_queue, dst_image, MemKind::Image, q, dst))
     return err;
-  const ImageShape& d = *dst->image();
+  const backend::ImageShape& d = *dst->image();
   if (cl_int err = check_box(__func__, d, dst_origin, region)) return err;
   const ByteBox to(d, dst_origin, region);
   const size_t row = to.region[0], slice = row * region[1];
@@ -483,11 +483,11 @@ cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queue, cl_mem ima
   Buffer* b;
   if (cl_int err = check_queue_mem(__func__, command_queue, image, MemKind::Image, q, b)) return err;
   PARASOL_REFUSE_IF(!fill_color, CL_INVALID_VALUE, "fill_color is null");
-  const ImageShape& s = *b->image();
+  const backend::ImageShape& s = *b->image();
   if (cl_int err = check_box(__func__, s, origin, region)) return err;
   // The pixel is made now (the color is read during this call only).
   std::array<unsigned char, 16> pixel{};
-  core::pack_pixel(s.format, fill_color, pixel.data());
+  backend::pack_pixel(s.format, fill_color, pixel.data());
   const ByteBox box(s, origin, region);
   const size_t bytes = box.region[0] * region[1] * region[2];
   return enqueue_host(
@@ -518,7 +518,7 @@ void* CL_API_CALL clEnqueueMapImage(cl_command_queue command_queue, cl_mem image
     CommandQueue* q;
     Buffer* b;
     if (cl_int e = check_queue_mem(__func__, command_queue, image, MemKind::Image, q, b)) return e;
-    const ImageShape& s = *b->image();
+    const backend::ImageShape& s = *b->image();
     if (cl_int e = check_box(__func__, s, origin, region)) return e;
     PARASOL_REFUSE_IF(!image_row_pitch, CL_INVALID_VALUE, "image_row_pitch is null");
     const bool has_slices = s.type == CL_MEM_OBJECT_IMAGE3D || s.type == CL_MEM_OBJECT_IMAGE2D_ARRAY ||

@@ -4,16 +4,16 @@
 #include <span>
 #include <vector>
 
+#include "backend/native/native_compiler.h"
 #include "core/command_queue.h"
 #include "core/kernel.h"
 #include "icd/api.h"
 #include "icd/info_out.h"
 #include "icd/validate.h"
+#include "runtime/divided_launch.h"
 #include "runtime/kernel_command.h"
 #include "runtime/native_kernel_command.h"
-#include "runtime/native/native_compiler.h"
-#include "schedulers/divided_enqueue.h"
-#include "schedulers/socl_division.h"
+#include "runtime/submit.h"
 
 namespace parasol::icd {
 namespace {
@@ -75,17 +75,17 @@ namespace {
 // without argument information), what the value says, as SOCL reads it: a
 // live buffer, image or sampler handle is one, no value a __local size, the
 // rest a value.
-core::ArgClass class_of(const core::KernelArgInfo& info, size_t arg_size, const void* arg_value) {
-  const core::ArgClass c = core::arg_class(info);
-  if (c != core::ArgClass::Unknown) return c;
-  if (!arg_value) return core::ArgClass::Local;
+backend::ArgClass class_of(const backend::KernelArgInfo& info, size_t arg_size, const void* arg_value) {
+  const backend::ArgClass c = backend::arg_class(info);
+  if (c != backend::ArgClass::Unknown) return c;
+  if (!arg_value) return backend::ArgClass::Local;
   if (arg_size == sizeof(cl_mem))
     if (auto* b = checked<Buffer>(*static_cast<const cl_mem*>(arg_value)))
-      return b->image() ? core::ArgClass::Image : core::ArgClass::Buffer;
+      return b->image() ? backend::ArgClass::Image : backend::ArgClass::Buffer;
   if (arg_size == sizeof(cl_sampler) &&
       checked<core::Sampler>(*static_cast<const cl_sampler*>(arg_value)))
-    return core::ArgClass::Sampler;
-  return core::ArgClass::Value;
+    return backend::ArgClass::Sampler;
+  return backend::ArgClass::Value;
 }
 
 }  // namespace
@@ -113,7 +113,7 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
                                   const void* arg_value) {
   auto* k = checked<Kernel>(kernel);
   PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
-  // SOCL's divide-function convention (schedulers/socl_division.h), as
+  // SOCL's divide-function convention (runtime/divided_launch.h), as
   // SOCL 1.3's clSetKernelArg reads it: index -1's arg_value is the
   // function, -2's points to one cl_uint (the partition space), -3's is the
   // user data; arg_size is not read.
@@ -137,13 +137,13 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
                     " has ", k->num_args(), " arguments, not ", arg_index + 1);
   KernelArg arg;
   switch (class_of(k->arg_info()[arg_index], arg_size, arg_value)) {
-    case core::ArgClass::Local:
+    case backend::ArgClass::Local:
       PARASOL_REFUSE_IF(arg_value, CL_INVALID_ARG_VALUE, "a __local argument takes a null value");
       PARASOL_REFUSE_IF(arg_size == 0, CL_INVALID_ARG_SIZE, "a __local argument needs a size");
       arg.kind = KernelArg::Kind::Local;
       arg.local_size = arg_size;
       break;
-    case core::ArgClass::Buffer: {
+    case backend::ArgClass::Buffer: {
       PARASOL_REFUSE_IF(arg_size != sizeof(cl_mem), CL_INVALID_ARG_SIZE,
                         "a buffer argument's size is sizeof(cl_mem)");
       cl_mem mem = arg_value ? *static_cast<const cl_mem*>(arg_value) : nullptr;
@@ -158,7 +158,7 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
       }
       break;
     }
-    case core::ArgClass::Image: {
+    case backend::ArgClass::Image: {
       PARASOL_REFUSE_IF(arg_size != sizeof(cl_mem), CL_INVALID_ARG_SIZE,
                         "an image argument's size is sizeof(cl_mem)");
       auto* b = arg_value ? checked<Buffer>(*static_cast<const cl_mem*>(arg_value)) : nullptr;
@@ -174,7 +174,7 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
       arg.buffer = core::ArgBuffer::weak(b);
       break;
     }
-    case core::ArgClass::Sampler: {
+    case backend::ArgClass::Sampler: {
       PARASOL_REFUSE_IF(arg_size != sizeof(cl_sampler), CL_INVALID_ARG_SIZE,
                         "a sampler argument's size is sizeof(cl_sampler)");
       auto* sampler =
@@ -219,7 +219,7 @@ cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name,
     case CL_KERNEL_PROGRAM: return out.scalar(k->program()->handle());
     case CL_KERNEL_ATTRIBUTES: {
       // A kernel built only for the native device has no vendor kernel to ask.
-      if (!k->any_vendor()) return out.string(runtime::native::attributes(*k->native_any()));
+      if (!k->any_vendor()) return out.string(backend::native::attributes(*k->native_any()));
       size_t size = 0;
       ::clGetKernelInfo(k->any_vendor(), CL_KERNEL_ATTRIBUTES, 0, nullptr, &size);
       std::string attrs(size, '\0');
@@ -257,9 +257,9 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id devic
   switch (param_name) {
     case CL_KERNEL_WORK_GROUP_SIZE: return out.scalar(limits.max_total);
     case CL_KERNEL_COMPILE_WORK_GROUP_SIZE: return out.array(std::vector<size_t>(limits.reqd.begin(), limits.reqd.end()));
-    case CL_KERNEL_LOCAL_MEM_SIZE: return out.scalar(cl_ulong{runtime::native::static_local_bytes(*k->native_for(d))});
+    case CL_KERNEL_LOCAL_MEM_SIZE: return out.scalar(cl_ulong{backend::native::static_local_bytes(*k->native_for(d))});
     case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out.scalar(size_t{16});
-    case CL_KERNEL_PRIVATE_MEM_SIZE: return out.scalar(cl_ulong{runtime::native::private_bytes(*k->native_for(d))});
+    case CL_KERNEL_PRIVATE_MEM_SIZE: return out.scalar(cl_ulong{backend::native::private_bytes(*k->native_for(d))});
     default:
       return refuse(__func__, CL_INVALID_VALUE, "unknown param_name 0x", std::hex, param_name);
   }
@@ -272,7 +272,7 @@ cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_index,
   PARASOL_REFUSE_IF(!k, CL_INVALID_KERNEL, "not a live Parasol kernel");
   PARASOL_REFUSE_IF(arg_index >= k->num_args(), CL_INVALID_ARG_INDEX, "no argument ", arg_index);
   const auto& a = k->arg_info()[arg_index];
-  PARASOL_REFUSE_IF(a.address == core::KernelArgInfo::kAddressUnknown,
+  PARASOL_REFUSE_IF(a.address == backend::KernelArgInfo::kAddressUnknown,
                     CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "kernel ", k->name(),
                     " comes from a binary its vendor keeps no argument information for");
   InfoOut out(param_value_size, param_value, param_value_size_ret);
@@ -349,19 +349,19 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
   if (empty) {
     PARASOL_REFUSE_IF(!k->args_view().complete(), CL_INVALID_KERNEL_ARGS, "kernel ", k->name(),
                       " has unset arguments, or a buffer argument released since it was set");
-    give_event(q->enqueue(CL_COMMAND_NDRANGE_KERNEL, nullptr, waits), event);
+    give_event(runtime::submit(*q, CL_COMMAND_NDRANGE_KERNEL, nullptr, waits), event);
     return CL_SUCCESS;
   }
   // A SOCL divide function, when one is set, runs instead of the kernel
   // (unless it is running already: its own launches run the kernel).
   if (k->try_begin_socl_division()) {
     core::Ref<core::Event> done;
-    if (cl_int err = schedulers::enqueue_socl_divided(*q, *k, waits, done)) return err;
+    if (cl_int err = runtime::enqueue_socl_divided(*q, *k, waits, done)) return err;
     give_event(std::move(done), event);
     return CL_SUCCESS;
   }
   // Asked before the arguments' lock is taken: it takes it too.
-  const bool divisible = !q->device() && k->has_divide_function() && !schedulers::dividing(k);
+  const bool divisible = !q->device() && k->has_divide_function() && !runtime::dividing(k);
   core::Kernel::ArgsView view = k->args_view();
   PARASOL_REFUSE_IF(!view.complete(), CL_INVALID_KERNEL_ARGS, "kernel ", k->name(),
                     " has unset arguments, or a buffer argument released since it was set");
@@ -372,13 +372,13 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
   std::size_t local_needed = 0;
   for (Device* d : candidates) {
     if (!k->runs_on(d)) continue;
-    const runtime::native::NativeKernel* nk = k->native_for(d);
-    local_needed = nk ? runtime::native::local_bytes(*nk, view.args()) : 0;
-    local_fits |= local_needed <= runtime::native::kLocalMemBytes;
+    const backend::native::NativeKernel* nk = k->native_for(d);
+    local_needed = nk ? backend::native::local_bytes(*nk, core::local_arg_bytes(view.args())) : 0;
+    local_fits |= local_needed <= backend::native::kLocalMemBytes;
   }
   PARASOL_REFUSE_IF(!local_fits, CL_OUT_OF_RESOURCES, "kernel ", k->name(), " needs ",
                     local_needed, " bytes of __local memory per work-group; Parasol's native "
-                    "device has ", runtime::native::kLocalMemBytes);
+                    "device has ", backend::native::kLocalMemBytes);
   unsigned sched_ctx = q->device() ? 0 : q->context()->sched_ctx();
   // Nobody will ask about it: it may go to its vendor as a record, reading
   // the kernel's arguments in place (no copy, no command on the heap).
@@ -409,7 +409,7 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
     // Reading the arguments in place until its vendor has them, or until it
     // must copy them (KernelCommand::keep_inputs()).
     auto work = std::make_unique<runtime::KernelCommand>(k, view, range, q->device(), sched_ctx);
-    give_event(q->enqueue(CL_COMMAND_NDRANGE_KERNEL, std::move(work), waits), event);
+    give_event(runtime::submit(*q, CL_COMMAND_NDRANGE_KERNEL, std::move(work), waits), event);
     return CL_SUCCESS;
   }
   // A divisible kernel on a context queue: granularity adaptation decides.
@@ -417,9 +417,9 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
   auto enqueue_kernel = [&](std::span<core::Event* const> after) {
     auto work = std::make_unique<runtime::KernelCommand>(k, std::move(args), range, q->device(),
                                                          sched_ctx);
-    return q->enqueue(CL_COMMAND_NDRANGE_KERNEL, std::move(work), after);
+    return runtime::submit(*q, CL_COMMAND_NDRANGE_KERNEL, std::move(work), after);
   };
-  give_event(schedulers::enqueue_divided(*q, *k, runtime::KernelCommand::launch_key(*k, args, range),
+  give_event(runtime::enqueue_divided(*q, *k, runtime::KernelCommand::launch_key(*k, args, range),
                                          waits, enqueue_kernel),
              event);
   return CL_SUCCESS;
@@ -479,7 +479,7 @@ cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queue,
   std::vector<std::byte> copy(block, block + cb_args);
   auto work = std::make_unique<runtime::NativeKernelCommand>(native, user_func, std::move(copy),
                                                              std::move(buffers), std::move(offsets));
-  give_event(q->enqueue(CL_COMMAND_NATIVE_KERNEL, std::move(work), waits), event);
+  give_event(runtime::submit(*q, CL_COMMAND_NATIVE_KERNEL, std::move(work), waits), event);
   return CL_SUCCESS;
 }
 

@@ -4,6 +4,7 @@
 
 #include "icd/rect_overlap.h"
 #include "runtime/direct_launch.h"
+#include "runtime/submit.h"
 
 namespace parasol::icd {
 
@@ -96,7 +97,7 @@ cl_int enqueue_host(const char* function, CommandQueue* q, cl_command_type type,
   }
   auto work = std::make_unique<runtime::HostCommand>(std::move(accesses), std::move(body), bytes,
                                                      vendor_form);
-  return finish_host(q->enqueue(type, std::move(work), waits), blocking, event);
+  return finish_host(runtime::submit(*q, type, std::move(work), waits), blocking, event);
 }
 
 starpu_data_access_mode write_mode(const Buffer& b, size_t offset, size_t size) {

@@ -1,7 +1,7 @@
 // What buffers and images share at the API: memory flags, the queue and
 // memory-object check, and the one path of every host-side transfer
 // command (enqueue_host()), with its rectangular and mapping forms. An
-// image is a buffer to these (core/image.h): its commands address boxes of
+// image is a buffer to these (backend/image_shape.h): its commands address boxes of
 // its bytes.
 #pragma once
 

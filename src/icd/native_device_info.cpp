@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "backend/native/native_compiler.h"
 #include "core/platform.h"
 #include "icd/validate.h"
 #include "parasol_version.h"
-#include "runtime/native/native_compiler.h"
 
 namespace parasol::icd {
 namespace {
@@ -46,13 +46,13 @@ cl_ulong cache_bytes() {
 }  // namespace
 
 cl_int native_device_info(const core::Device& d, cl_device_info param, InfoOut& out) {
-  const size_t max_wg = runtime::native::max_work_group_size();
+  const size_t max_wg = backend::native::max_work_group_size();
   const cl_device_fp_config fp = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST |
                                  CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF | CL_FP_FMA;
   switch (param) {
     case CL_DEVICE_TYPE: return out.scalar(cl_device_type{CL_DEVICE_TYPE_CPU});
     case CL_DEVICE_VENDOR_ID: return out.scalar(cl_uint{0});
-    case CL_DEVICE_MAX_COMPUTE_UNITS: return out.scalar(runtime::native::compute_units());
+    case CL_DEVICE_MAX_COMPUTE_UNITS: return out.scalar(backend::native::compute_units());
     case CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS: return out.scalar(cl_uint{3});
     case CL_DEVICE_MAX_WORK_ITEM_SIZES: return out.array(std::vector<size_t>{max_wg, max_wg, max_wg});
     case CL_DEVICE_MAX_WORK_GROUP_SIZE: return out.scalar(max_wg);
@@ -102,7 +102,7 @@ cl_int native_device_info(const core::Device& d, cl_device_info param, InfoOut& 
     case CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE: return out.scalar(cl_ulong{1 << 20});
     case CL_DEVICE_MAX_CONSTANT_ARGS: return out.scalar(cl_uint{16});
     case CL_DEVICE_LOCAL_MEM_TYPE: return out.scalar(cl_device_local_mem_type{CL_GLOBAL});
-    case CL_DEVICE_LOCAL_MEM_SIZE: return out.scalar(cl_ulong{runtime::native::kLocalMemBytes});
+    case CL_DEVICE_LOCAL_MEM_SIZE: return out.scalar(cl_ulong{backend::native::kLocalMemBytes});
     case CL_DEVICE_ERROR_CORRECTION_SUPPORT: return out.scalar(cl_bool{CL_FALSE});
     case CL_DEVICE_HOST_UNIFIED_MEMORY: return out.scalar(cl_bool{CL_TRUE});
     case CL_DEVICE_PROFILING_TIMER_RESOLUTION: return out.scalar(size_t{1});

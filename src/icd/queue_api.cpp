@@ -6,6 +6,8 @@
 #include "icd/api.h"
 #include "icd/info_out.h"
 #include "icd/validate.h"
+#include "runtime/direct_launch.h"
+#include "runtime/submit.h"
 
 namespace parasol::icd {
 namespace {
@@ -33,7 +35,9 @@ Produced<cl_command_queue> make_queue(const char* function, cl_context context,
   if (properties & ~kValidQueueProperties)
     return refuse(function, CL_INVALID_VALUE, "invalid queue properties 0x", std::hex,
                   properties);
-  auto* q = core::create<CommandQueue>(ctx, dev, properties);
+  auto* q = core::create<CommandQueue>(
+      ctx, dev, properties,
+      properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE ? 0 : runtime::next_home_lane(dev));
   return q->handle();
 }
 
@@ -117,14 +121,14 @@ cl_int CL_API_CALL clFlush(cl_command_queue command_queue) {
   // a vendor's queue directly may wait for the vendor's flush.
   auto* q = checked<CommandQueue>(command_queue);
   PARASOL_REFUSE_IF(!q, CL_INVALID_COMMAND_QUEUE, "not a live Parasol queue");
-  q->flush_direct();
+  runtime::flush(*q);
   return CL_SUCCESS;
 }
 
 cl_int CL_API_CALL clFinish(cl_command_queue command_queue) {
   auto* q = checked<CommandQueue>(command_queue);
   PARASOL_REFUSE_IF(!q, CL_INVALID_COMMAND_QUEUE, "not a live Parasol queue");
-  q->finish();
+  runtime::finish(*q);
   return CL_SUCCESS;
 }
 
@@ -138,7 +142,7 @@ cl_int enqueue_sync(const char* function, cl_command_queue command_queue, cl_uin
   WaitList waits;
   if (cl_int err = check_wait_list(function, num_events, wait_list, q->context(), waits))
     return err;
-  give_event(q->enqueue(type, nullptr, waits, ordering), event);
+  give_event(runtime::submit(*q, type, nullptr, waits, ordering), event);
   return CL_SUCCESS;
 }
 

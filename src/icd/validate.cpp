@@ -26,7 +26,7 @@ void give_event(core::Ref<core::Event> event, cl_event* event_out) {
   // An event is born with its API reference; unwanted, that reference goes
   // too (the event never entered the registry: Event's constructor).
   core::Event* e = event.detach();
-  if (!e) return;  // the command went without one (core::CommandQueue::enqueue)
+  if (!e) return;  // the command went without one (runtime::submit)
   if (event_out) {
     e->list();
     *event_out = e->handle();

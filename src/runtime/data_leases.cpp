@@ -8,11 +8,11 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "backend/deferred_release.h"
+#include "backend/vendor_handle.h"
+#include "backend/worker_parking.h"
 #include "core/device.h"
-#include "runtime/deferred_release.h"
 #include "runtime/direct_launch.h"
-#include "runtime/vendor_handle.h"
-#include "runtime/worker_parking.h"
 #include "util/log.h"
 
 namespace parasol::runtime {
@@ -76,9 +76,9 @@ void give_back(Lease& lease) {
   const unsigned lanes = lease.used_lanes.load(std::memory_order_relaxed);
   for (unsigned i = 0; i < kMaxLanes; ++i)
     if (lanes & (1u << i)) behind.push_back(lane_queue(*lease.device, i));
-  defer_release([handle = lease.handle, node = lease.node, behind = std::move(behind)] {
+  backend::defer_release([handle = lease.handle, node = lease.node, behind = std::move(behind)] {
     for (cl_command_queue q : behind) wait_behind(q);
-    WorkerDemand demand = WorkerDemand::raise();
+    backend::WorkerDemand demand = backend::WorkerDemand::raise();
     starpu_data_release_on_node(handle, static_cast<int>(node));
   });
 }
@@ -305,7 +305,7 @@ bool DataLeases::pin(const core::Device& device, std::span<const starpu_data_han
         ++per.takers(modes[i]);
       }
       {
-        WorkerDemand demand = WorkerDemand::raise();  // StarPU's workers bring the data
+        backend::WorkerDemand demand = backend::WorkerDemand::raise();  // StarPU's workers bring the data
         starpu_data_acquire_on_node(handles[i], static_cast<int>(node), modes[i]);
       }
       std::lock_guard lock(t.mutex);

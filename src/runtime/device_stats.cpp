@@ -49,11 +49,11 @@ void record_command(int worker_id, std::uint64_t busy_ns) {
   c.busy_ns.fetch_add(busy_ns, std::memory_order_relaxed);
 }
 
-void record_host_transfer(const VendorWorker& w, std::uint64_t bytes, bool to_device) {
+void record_host_transfer(const backend::VendorWorker& w, std::uint64_t bytes, bool to_device) {
   (to_device ? node_in : node_out)[w.memory_node].fetch_add(bytes, std::memory_order_relaxed);
 }
 
-cl_parasol_device_stats device_stats(const VendorWorker& w) {
+cl_parasol_device_stats device_stats(const backend::VendorWorker& w) {
   std::lock_guard lock(bus_mutex);
   collect_bus_traffic();
   auto& c = counters()[w.worker_id];
@@ -65,7 +65,7 @@ cl_parasol_device_stats device_stats(const VendorWorker& w) {
   return s;
 }
 
-void reset_device_stats(const VendorWorker& w) {
+void reset_device_stats(const backend::VendorWorker& w) {
   std::lock_guard lock(bus_mutex);
   collect_bus_traffic();
   auto& c = counters()[w.worker_id];

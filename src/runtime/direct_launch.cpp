@@ -12,18 +12,19 @@
 #include <utility>
 #include <vector>
 
+#include "backend/deferred_release.h"
+#include "backend/vendor_handle.h"
+#include "backend/vendor_lock.h"
 #include "core/command_queue.h"
-#include "runtime/vendor_handle.h"
-#include "runtime/vendor_lock.h"
 #include "util/callback_scope.h"
 #include "util/clock.h"
 #include "util/error_name.h"
 #include "util/log.h"
 #include "util/ring_queue.h"
+#include "util/settings.h"
 #include "util/small_vector.h"
 #include "util/thread_name.h"
 #include "util/tsan_handover.h"
-#include "util/settings.h"
 
 namespace parasol::runtime {
 
@@ -34,11 +35,8 @@ bool direct_path_enabled() {
 bool may_wait_for_starpu() { return starpu_worker_get_id() < 0 && !CallbackScope::active(); }
 
 namespace {
-thread_local bool t_in_vendor_callback = false;
 thread_local bool t_lease_wait_needed = false;
 }  // namespace
-
-bool may_launch_direct_here() { return !t_in_vendor_callback; }
 
 void note_lease_wait_needed() { t_lease_wait_needed = true; }
 
@@ -171,7 +169,7 @@ Lane& lane_slot(const core::Device& device, unsigned index) {
 // A lane of Parasol's own: a vendor queue beside StarPU's, with its
 // properties (profiling) but in order. Null if the vendor refused it.
 cl_command_queue make_lane_queue(const core::Device& device, unsigned index) {
-  const VendorWorker& w = device.worker();
+  const backend::VendorWorker& w = device.worker();
   cl_command_queue_properties props = 0;
   clGetCommandQueueInfo(w.queue, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr);
   props &= ~static_cast<cl_command_queue_properties>(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
@@ -317,7 +315,7 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
         proof_seq = lane.fifo[i].seq;
         clRetainEvent(proof);
       }
-      const cl_int status = vendor_event_status(proof, CL_QUEUED);
+      const cl_int status = backend::vendor_event_status(proof, CL_QUEUED);
       clReleaseEvent(proof);
       if (status > CL_COMPLETE) break;  // not done yet
       proven = proof_seq;
@@ -325,7 +323,7 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
     }
     ++t_completing;
     for (Finished& f : finished) {
-      if (f.own_event_status) f.status = vendor_event_status(f.p.done, CL_COMPLETE);
+      if (f.own_event_status) f.status = backend::vendor_event_status(f.p.done, CL_COMPLETE);
       if (f.p.complete) f.p.complete(f.p.self, f.status, f.p.launch_time);
       if (f.p.owned) clReleaseEvent(f.p.done);
     }
@@ -343,9 +341,8 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
 void CL_CALLBACK harvest_callback(cl_event, cl_int, void* lane) {
   tsan::acquire(lane);  // from arm(), through the vendor
   CallbackScope scope;
-  t_in_vendor_callback = true;
+  backend::InVendorCallback in_callback;
   harvest(*static_cast<Lane*>(lane));
-  t_in_vendor_callback = false;
 }
 
 // Completions of direct commands are noticed by one waiter thread per lane:
@@ -447,7 +444,7 @@ cl_event retained_lane_proof(Lane& lane, bool newest, bool may_mark = true,
 // where every command had an event, that search cost the waiter three
 // vendor calls per command.
 std::size_t harvest_proven(Lane& lane, cl_event proof, std::uint64_t seq) {
-  const cl_int status = vendor_event_status(proof, CL_QUEUED);
+  const cl_int status = backend::vendor_event_status(proof, CL_QUEUED);
   clReleaseEvent(proof);
   // A status lagging behind the wait: the search then asks again.
   if (status > CL_COMPLETE) return harvest(lane);

@@ -38,13 +38,6 @@ inline bool direct_capable(const core::Device& device) {
 // worker, not inside a callback.
 bool may_wait_for_starpu();
 
-// Whether a command whose dependencies completed on this thread may go to
-// its vendor from here: not from inside a vendor's own completion callback
-// (OpenCL leaves vendor calls there undefined: core::Event defers such
-// launches, runtime/deferred_release.h); a StarPU callback, the waiter
-// thread or the application's thread may.
-bool may_launch_direct_here();
-
 // A direct attempt on a thread that may not wait for StarPU (a StarPU
 // worker or callback) that failed only because a lease was missing notes
 // it; core::Event then retries the launch on the launcher thread, which may

@@ -48,7 +48,7 @@ void HostCommand::plan_acquires() {
             [](const Acquire& a, const Acquire& b) { return a.handle < b.handle; });
 }
 
-void HostCommand::launch(core::Event& event) {
+void HostCommand::launch_task(core::Event& event) {
   event_ = &event;
   plan_acquires();
   SmallVector<starpu_data_handle_t, 2> handles;
@@ -59,7 +59,7 @@ void HostCommand::launch(core::Event& event) {
   }
   claim_ = DataLeases::instance().claim(handles, modes);
   // Only a device holding the data drives its way to main RAM.
-  demand_ = WorkerDemand::raise(workers_holding(handles));
+  demand_ = backend::WorkerDemand::raise(backend::workers_holding(handles));
   acquire_next();
 }
 

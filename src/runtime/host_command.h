@@ -11,11 +11,12 @@
 #include <optional>
 #include <span>
 
+#include "backend/worker_parking.h"
 #include "core/buffer.h"
 #include "core/event.h"
+#include "runtime/command.h"
 #include "runtime/data_leases.h"
 #include "runtime/direct_launch.h"
-#include "runtime/worker_parking.h"
 #include "util/small_vector.h"
 
 namespace parasol::runtime {
@@ -121,7 +122,7 @@ struct DirectTransfer {
   static void on_event_record_done(void* event, cl_int proof_status, std::uint64_t);
 };
 
-class HostCommand final : public core::Command {
+class HostCommand final : public Command {
  public:
   // body returns the command's status (CL_COMPLETE or a negative error);
   // bytes: what it moves between the host and the buffers (for traces).
@@ -133,11 +134,12 @@ class HostCommand final : public core::Command {
   // vendor_form_ may point into the object (pattern_, rect_).
   HostCommand(const HostCommand&) = delete;
   HostCommand& operator=(const HostCommand&) = delete;
-  void launch(core::Event& event) override;
   bool launch_direct(core::Event& event, std::span<core::Event* const> deps,
                      std::span<core::Event* const> named) override;
 
  private:
+  // StarPU's path: the data acquired in main RAM, the body run on the host.
+  void launch_task(core::Event& event) override;
   // StarPU's path only (a direct transfer never needs it).
   void plan_acquires();
   static void on_acquired(void* self);
@@ -155,7 +157,7 @@ class HostCommand final : public core::Command {
   SmallVector<Acquire, 2> acquires_;  // one per distinct handle, sorted
   std::size_t next_ = 0;
   DataClaim claim_;  // while StarPU's path holds the data
-  WorkerDemand demand_;  // likewise: StarPU's workers bring it to main RAM
+  backend::WorkerDemand demand_;  // likewise: StarPU's workers bring it to main RAM
   std::function<cl_int()> body_;
   std::size_t bytes_;
   std::optional<VendorTransfer> vendor_form_;

@@ -1,10 +1,10 @@
 #include "runtime/kernel_command.h"
 
+#include "backend/image_mirrors.h"
+#include "backend/native/native_compiler.h"
 #include "core/command_queue.h"
 #include "runtime/direct_launch.h"
-#include "runtime/image_mirrors.h"
 #include "runtime/kernel_codelets.h"
-#include "runtime/native/native_compiler.h"
 #include "runtime/trace.h"
 #include "schedulers/starpu_path_cost.h"
 
@@ -195,32 +195,44 @@ bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
 }
 
 bool KernelCommand::can_run_on(const core::Device& device) const {
-  if (const native::NativeKernel* nk = kernel_->native_for(&device))
-    return native::local_bytes(*nk, args_) <= native::kLocalMemBytes;
+  if (const backend::native::NativeKernel* nk = kernel_->native_for(&device))
+    return backend::native::local_bytes(*nk, core::local_arg_bytes(args_)) <= backend::native::kLocalMemBytes;
   return kernel_->runs_on(&device);
 }
 
 cl_int KernelCommand::execute_on_host(void* buffers[], core::Device& device) {
-  const native::NativeKernel* k = kernel_->native_for(&device);
+  const backend::native::NativeKernel* k = kernel_->native_for(&device);
   if (!k) {
     log::error("kernel ", kernel_->name(), " is not built for ", device.name());
     return CL_INVALID_PROGRAM_EXECUTABLE;
   }
-  // Each buffer's or image's bytes in main RAM.
-  std::vector<void*> memory(args_.size(), nullptr);
+  // Each argument as the kernel receives it: buffers and images by their
+  // bytes in main RAM.
+  std::vector<backend::native::Arg> native_args(args_.size());
   for (size_t i = 0; i < args_.size(); ++i) {
     const auto& a = args_[i];
-    const bool data = a.kind == core::KernelArg::Kind::Buffer || a.kind == core::KernelArg::Kind::Image;
-    if (!data || !a.buffer) continue;
-    auto* base = reinterpret_cast<std::byte*>(STARPU_VARIABLE_GET_PTR(buffers[buffer_index_[i]]));
-    memory[i] = base + a.buffer->origin();
+    backend::native::Arg& n = native_args[i];
+    switch (a.kind) {
+      case core::KernelArg::Kind::Value: n.value = a.bytes.data(); break;
+      case core::KernelArg::Kind::Local: n.local_size = a.local_size; break;
+      case core::KernelArg::Kind::Sampler: n.sampler_bits = a.sampler ? a.sampler->bits() : 0; break;
+      case core::KernelArg::Kind::Buffer:
+      case core::KernelArg::Kind::Image:
+        if (a.buffer) {
+          auto* base = reinterpret_cast<std::byte*>(STARPU_VARIABLE_GET_PTR(buffers[buffer_index_[i]]));
+          n.data = base + a.buffer->origin();
+          n.image = a.buffer->image();
+        }
+        break;
+      case core::KernelArg::Kind::Unset: break;
+    }
   }
-  native::Launch launch;
+  backend::native::Launch launch;
   launch.work_dim = range_.work_dim;
   launch.offset = range_.offset;
   launch.global = range_.global;
   launch.local = range_.local;
-  return native::run(*k, args_, memory, launch);
+  return backend::native::run(*k, native_args, launch);
 }
 
 namespace {
@@ -263,17 +275,17 @@ cl_int KernelCommand::execute(void* buffers[], core::Device& device, const Vendo
     return CL_INVALID_PROGRAM_EXECUTABLE;
   }
   // Held until the windows below are released.
-  VendorLock lock = lock_vendor(device.worker());
+  backend::VendorLock lock = backend::lock_vendor(device.worker());
   std::lock_guard launching(kernel_->launch_mutex());
-  VendorArgValues& set_values = *vendor.values;
+  backend::VendorArgValues& set_values = *vendor.values;
   // Read after the leases were pinned (DirectSlot comes after them).
   const std::uint64_t epoch = place.leased ? lease_epoch() : 0;
   // Vendor sub-buffers for Parasol sub-buffers: released once enqueued (the
   // vendor keeps what an enqueued kernel uses alive).
-  std::vector<VendorMem> windows;
+  std::vector<backend::VendorMem> windows;
   // The images the kernel takes, with their vendor images.
   struct Mirrored {
-    ImageMirrors* mirrors;
+    backend::ImageMirrors* mirrors;
     cl_mem storage;
     std::size_t offset;
     cl_mem image;

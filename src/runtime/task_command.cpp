@@ -7,14 +7,14 @@
 #include <cstdint>
 #include <memory>
 
+#include "backend/vendor_handle.h"
+#include "backend/vendor_lock.h"
 #include "core/platform.h"
 #include "runtime/data_leases.h"
-#include "runtime/direct_launch.h"
 #include "runtime/device_stats.h"
+#include "runtime/direct_launch.h"
 #include "runtime/kernel_codelets.h"
 #include "runtime/trace.h"
-#include "runtime/vendor_handle.h"
-#include "runtime/vendor_lock.h"
 #include "schedulers/shared_measurements.h"
 #include "schedulers/starpu_path_cost.h"
 #include "util/clock.h"
@@ -120,12 +120,12 @@ std::vector<core::Device*> TaskCommand::candidates() const {
   return out;
 }
 
-WorkerSet TaskCommand::workers_needed(std::span<core::Device* const> candidates) const {
-  if (pinned_) return worker_bit(pinned_->worker().worker_id) | workers_holding(handles_);
-  if (!rotation_) return kEveryWorker;
-  WorkerSet set = workers_holding(handles_);
+backend::WorkerSet TaskCommand::workers_needed(std::span<core::Device* const> candidates) const {
+  if (pinned_) return backend::worker_bit(pinned_->worker().worker_id) | backend::workers_holding(handles_);
+  if (!rotation_) return backend::kEveryWorker;
+  backend::WorkerSet set = backend::workers_holding(handles_);
   for (core::Device* d : candidates)
-    if (!held_back(d->worker().worker_id)) set |= worker_bit(d->worker().worker_id);
+    if (!held_back(d->worker().worker_id)) set |= backend::worker_bit(d->worker().worker_id);
   return set;
 }
 
@@ -157,12 +157,12 @@ void CL_CALLBACK marker_done(cl_event, cl_int, void* data) {
 // queue before enqueuing the kernel idled the device, and the direct path
 // filled the queue again meanwhile: on one H100 host heft then put half of
 // resident saxpy on PoCL.)
-VendorEvent backlog_marker(const core::Device& device, const std::shared_ptr<MarkerClock>& clock) {
-  VendorLock lock = lock_vendor(device.worker());
+backend::VendorEvent backlog_marker(const core::Device& device, const std::shared_ptr<MarkerClock>& clock) {
+  backend::VendorLock lock = backend::lock_vendor(device.worker());
   cl_event marker = nullptr;
   if (clEnqueueMarkerWithWaitList(device.worker().queue, 0, nullptr, &marker) != CL_SUCCESS)
     return {};
-  VendorEvent owned(marker, device.worker().platform);
+  backend::VendorEvent owned(marker, device.worker().platform);
   auto data = std::make_unique<std::shared_ptr<MarkerClock>>(clock);
   tsan::release(data.get());
   if (clSetEventCallback(marker, CL_COMPLETE, &marker_done, data.get()) != CL_SUCCESS) return {};
@@ -180,7 +180,7 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
   starpu_task* task = starpu_task_get_current();
   starpu_perfmodel* model = task->cl->model;
   std::shared_ptr<MarkerClock> clock;
-  VendorEvent marker;
+  backend::VendorEvent marker;
   {
     // No direct command between the marker and the kernel.
     std::unique_lock<std::mutex> order;
@@ -197,7 +197,7 @@ void TaskCommand::run_on_opencl(void* buffers[], void* self) {
     // Oclgrind runs the commands inside these waits (the vendor lock covers
     // them), and calls back when a wait ends: the marker's wait first, so
     // that its callback comes before the kernel runs.
-    VendorLock lock = lock_vendor(device.worker());
+    backend::VendorLock lock = backend::lock_vendor(device.worker());
     if (cl_event m = marker.get()) clWaitForEvents(1, &m);
     waited = clWaitForEvents(1, &cmd->done_);
     cmd->finished_ = now_ns();
@@ -237,8 +237,8 @@ void TaskCommand::on_done(void* self) {
   if (cmd->done_) {
     // StarPU saw the worker's queue pass this command: its event is final.
     core::Device* d = cmd->event_->executed_on();
-    VendorLock lock = lock_vendor(d ? d->worker().platform : nullptr);
-    cl_int status = vendor_event_status(cmd->done_, CL_COMPLETE);
+    backend::VendorLock lock = backend::lock_vendor(d ? d->worker().platform : nullptr);
+    cl_int status = backend::vendor_event_status(cmd->done_, CL_COMPLETE);
     clReleaseEvent(cmd->done_);
     lock = {};
     if (status < 0) {
@@ -287,7 +287,7 @@ bool TaskCommand::reschedule_after(core::Device& failed) {
   return true;
 }
 
-void TaskCommand::launch(core::Event& event) {
+void TaskCommand::launch_task(core::Event& event) {
   event_ = &event;
   // StarPU would wait forever for room that never comes (it evicts other
   // data, but this task needs all of its own at once).
@@ -492,7 +492,7 @@ void TaskCommand::submit() {
   task_ = task;
   finished_ = 0;
   submitted_ = now_ns();
-  demand_ = WorkerDemand::raise(workers_needed(devices));
+  demand_ = backend::WorkerDemand::raise(workers_needed(devices));
   log::debug("command '", name(), "' (event ", event.id(), ") goes to StarPU",
              calibration_.held_back.empty() ? "" : ", held back from some of its devices",
              calibration_.calibrating >= 0 ? ", to calibrate a model" : "");

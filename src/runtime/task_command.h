@@ -10,20 +10,21 @@
 #include <string>
 #include <vector>
 
+#include "backend/worker_parking.h"
 #include "core/buffer.h"
 #include "core/context.h"
 #include "core/device.h"
 #include "core/event.h"
+#include "runtime/command.h"
 #include "runtime/data_leases.h"
 #include "runtime/direct_launch.h"
-#include "runtime/worker_parking.h"
-#include "schedulers/calibration_guard.h"
 #include "schedulers/alike_placement.h"
+#include "schedulers/calibration_guard.h"
 #include "util/small_vector.h"
 
 namespace parasol::runtime {
 
-class TaskCommand : public core::Command {
+class TaskCommand : public Command {
  public:
   // pinned: the device of a device queue, or null to let the context's
   // policy choose (context queue).
@@ -31,7 +32,6 @@ class TaskCommand : public core::Command {
   // command (a device failing with a device-level error leaves it and the
   // command is placed again); null on a device queue.
   TaskCommand(core::Device* pinned, unsigned sched_ctx, core::Context* rotation = nullptr);
-  void launch(core::Event& event) final;
 
   // Runs on the StarPU worker of device; buffers[i] is the StarPU interface
   // of handles()[i] on that device. The work is enqueued at `place` (the
@@ -59,6 +59,9 @@ class TaskCommand : public core::Command {
   static std::size_t size_of(starpu_task* task, unsigned nimpl);
 
  protected:
+  // StarPU's path: a task the context's policy (or the device queue's
+  // device) places.
+  void launch_task(core::Event& event) final;
   // Declares a buffer the task accesses; returns its index into buffers[].
   // Sub-buffers share their parent's handle: one index per handle, modes merged.
   std::size_t access(const core::Buffer& buffer, starpu_data_access_mode mode);
@@ -107,7 +110,7 @@ class TaskCommand : public core::Command {
   // The workers its StarPU task needs awake (worker_parking.h): those that
   // may run it (on a context queue, of `candidates`, the context's) and
   // those whose memory holds its data.
-  WorkerSet workers_needed(std::span<core::Device* const> candidates) const;
+  backend::WorkerSet workers_needed(std::span<core::Device* const> candidates) const;
   bool held_back(int worker) const;
   core::Device* resident_device() const;
   // Whether a buffer the task writes is valid on device
@@ -151,7 +154,7 @@ class TaskCommand : public core::Command {
   SmallVector<starpu_data_handle_t, 8> handles_;
   SmallVector<starpu_data_access_mode, 8> modes_;
   DataClaim claim_;  // while StarPU's path holds the data
-  WorkerDemand demand_;  // from submission until the task starts (or ends, if asynchronous)
+  backend::WorkerDemand demand_;  // from submission until the task starts (or ends, if asynchronous)
   core::Event* event_ = nullptr;
   cl_int status_ = CL_COMPLETE;
   cl_event done_ = nullptr;

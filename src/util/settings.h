@@ -21,7 +21,7 @@ int log_level();
 bool socl();
 
 // PARASOL_SCHED: the policy of contexts that name none; empty if unset.
-// schedulers/policy_names.h judges it.
+// backend/starpu_policies.h judges it.
 const std::string& scheduler();
 
 // PARASOL_DIRECT=0: every command goes through a StarPU task.

@@ -400,7 +400,7 @@ TEST_CASE("host writes on a device queue go to its device, and every later user 
 
 // Transfers nobody asks about (no event out, no wait list, not blocking) on
 // an in-order queue go to the vendor as records, without a Parasol event
-// (core::CommandQueue::enqueue): the queue's later commands, clFinish and
+// (runtime::submit): the queue's later commands, clFinish and
 // the buffer's other users must still find them done.
 TEST_CASE("transfers without events go as records, and what follows them finds them done") {
   TwoDevices d;

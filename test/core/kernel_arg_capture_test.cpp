@@ -64,7 +64,7 @@ TEST_CASE("releasing the buffer set as an argument after enqueue keeps it alive 
 
 TEST_CASE("relaunching a kernel with repeated, changed, recycled and windowed arguments runs each launch with its own") {
   // Parasol sets only the vendor arguments that changed since the vendor
-  // kernel's last launch (runtime/vendor_args.h): every launch here must
+  // kernel's last launch (backend/vendor_arg_values.h): every launch here must
   // still see exactly the arguments it was enqueued with.
   MixedPair m;
   Program prog(m.ctx, kIntKernels);

@@ -1,4 +1,4 @@
-// Idle StarPU workers park (src/runtime/worker_parking.h): a Parasol process
+// Idle StarPU workers park (src/backend/worker_parking.h): a Parasol process
 // with nothing to do must not burn a core per device, and work that comes
 // after the workers parked must wake them and run right: StarPU tasks, data
 // moving between vendors, host commands. ctest also runs this binary with

@@ -1,6 +1,6 @@
 // A vendor kernel's buffer argument is set once and kept across launches
 // while the data leases holding that buffer on the device stay
-// (runtime/vendor_arg_values.h): a buffer given back and another made in its
+// (backend/vendor_arg_values.h): a buffer given back and another made in its
 // place, at the same vendor handle, is set again. The Fault Device hands a
 // destroyed buffer's handle to the next buffer made and resolves a buffer
 // argument when it is set (as vendors that translate it to a device address

@@ -1,0 +1,53 @@
+#include "backend/buffer_storage.h"
+
+#include <cstdlib>
+
+#include "backend/deferred_release.h"
+#include "backend/starpu_runtime.h"
+#include "backend/worker_parking.h"
+
+namespace parasol::backend {
+namespace {
+// Set during static initialisation, before any storage exists.
+void (*g_release_hook)(starpu_data_handle_t) = nullptr;
+}  // namespace
+
+void BufferStorage::set_release_hook(void (*hook)(starpu_data_handle_t)) { g_release_hook = hook; }
+
+BufferStorage::BufferStorage(std::size_t size, void* user_memory) : size_(size) {
+  if (user_memory) {
+    host_ = static_cast<std::byte*>(user_memory);
+  } else {
+    // Page-aligned so vendors can use it for fast transfers.
+    std::size_t rounded = (size + 4095) / 4096 * 4096;
+    host_ = static_cast<std::byte*>(std::aligned_alloc(4096, rounded));
+    if (!host_) return;
+    owns_host_ = true;
+  }
+  WorkerDemand demand = WorkerDemand::raise();
+  starpu_variable_data_register(&handle_, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(host_),
+                                size);
+  // OpenCL orders commands by events and queues, not by data: StarPU only
+  // keeps the copies coherent and arbitrates concurrent access.
+  starpu_data_set_sequential_consistency_flag(handle_, 0);
+}
+
+void BufferStorage::after_release(std::function<void()> fn) {
+  after_release_.push_back(std::move(fn));
+}
+
+BufferStorage::~BufferStorage() {
+  if (handle_ && g_release_hook) g_release_hook(handle_);
+  defer_release([handle = handle_, host = owns_host_ ? host_ : nullptr,
+                 callbacks = std::move(after_release_)] {
+    if (handle)
+      StarpuRuntime::while_running([handle] {
+        WorkerDemand demand = WorkerDemand::raise();
+        starpu_data_unregister_no_coherency(handle);
+      });
+    std::free(host);
+    for (auto it = callbacks.rbegin(); it != callbacks.rend(); ++it) (*it)();
+  });
+}
+
+}  // namespace parasol::backend

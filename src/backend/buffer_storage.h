@@ -1,0 +1,42 @@
+// The memory behind a buffer: a main-RAM copy at a stable address (the
+// user's own for CL_MEM_USE_HOST_PTR) registered with StarPU, which keeps the
+// copies on every device coherent. Sub-buffers share their parent's storage.
+#pragma once
+
+#include <starpu.h>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace parasol::backend {
+
+class BufferStorage {
+ public:
+  // user_memory: CL_MEM_USE_HOST_PTR's pointer, or null to allocate.
+  BufferStorage(std::size_t size, void* user_memory);
+  ~BufferStorage();
+  BufferStorage(const BufferStorage&) = delete;
+  BufferStorage& operator=(const BufferStorage&) = delete;
+
+  bool valid() const { return handle_ != nullptr; }
+  starpu_data_handle_t handle() const { return handle_; }
+  std::byte* host() const { return host_; }
+  std::size_t size() const { return size_; }
+
+  // Runs after StarPU let go of the memory (clSetMemObjectDestructorCallback).
+  void after_release(std::function<void()> fn);
+  // Called with a storage's handle as the storage goes, before StarPU lets
+  // go of it (runtime/backend_hooks.cpp: leases forget it).
+  static void set_release_hook(void (*hook)(starpu_data_handle_t));
+
+ private:
+  std::size_t size_;
+  std::byte* host_ = nullptr;
+  bool owns_host_ = false;
+  starpu_data_handle_t handle_ = nullptr;
+  std::vector<std::function<void()>> after_release_;
+};
+
+}  // namespace parasol::backend

@@ -1,0 +1,33 @@
+// What Parasol must know of a vendor's OpenCL beyond what the API reports.
+// Decided here, once per platform or device, from the vendor's identity:
+// the one place that looks at platform names and versions.
+#pragma once
+
+#include <CL/cl.h>
+
+namespace parasol::backend {
+
+struct VendorTraits {
+  // The runtime takes calls from any thread at once, as OpenCL requires.
+  // Oclgrind's does not (its reference counts and LLVM state are
+  // unprotected: Oclgrind issue #28); Parasol serialises calls into it
+  // (vendor_lock.h).
+  bool thread_safe = true;
+  // A command that fails while running fails the later events of its
+  // in-order queue too, or nothing Parasol enqueues can fail while running.
+  // A later event then proves earlier commands done with their true status,
+  // so most direct commands go without a vendor event of their own
+  // (direct_launch.h, DirectSlot). Holds on NVIDIA (CUDA's execution errors
+  // are sticky: every later command and marker fails as well) and on PoCL's
+  // CPU devices of releases 3 to 6 (see vendor_traits.cpp). Elsewhere a
+  // failed command may be followed by successful ones, whose events would
+  // hide its failure.
+  bool later_events_carry_failures = false;
+};
+
+// The traits of a platform's runtime (thread_safe).
+VendorTraits platform_traits(cl_platform_id platform);
+// A device's: its platform's, and those of the device itself.
+VendorTraits device_traits(cl_platform_id platform, cl_device_id device);
+
+}  // namespace parasol::backend

@@ -1,0 +1,70 @@
+#include "runtime/submit.h"
+
+#include <chrono>
+
+#include "core/device.h"
+#include "runtime/direct_launch.h"
+#include "util/small_vector.h"
+
+namespace parasol::runtime {
+namespace {
+
+// An event standing for the records the queue sent last, on tail: the
+// previous command of one that does not queue behind them on that device.
+core::Ref<core::Event> behind_records(core::CommandQueue& queue, core::Device& tail) {
+  auto watch = core::Ref<core::Event>::adopt(
+      core::create<core::Event>(queue.context(), &queue, CL_COMMAND_MARKER, nullptr));
+  core::drop_api_reference(watch);
+  queue.command_enqueued();
+  queue_behind_lane(*watch, tail);
+  return watch;
+}
+
+}  // namespace
+
+core::Ref<core::Event> submit(core::CommandQueue& queue, cl_command_type type,
+                              std::unique_ptr<Command> command,
+                              std::span<core::Event* const> wait_list, core::Ordering ordering) {
+  Command* const work = command.get();
+  auto event = core::Ref<core::Event>::adopt(
+      core::create<core::Event>(queue.context(), &queue, type, std::move(command)));
+  core::CommandQueue::Order order = queue.order(event, ordering, wait_list.empty());
+  if (work) {
+    SmallVector<core::Event*, 8> deps;  // every enqueue builds it: on the stack unless long
+    for (core::Event* e : wait_list) deps.push_back(e);
+    if (order.previous) deps.push_back(order.previous.get());
+    for (auto& e : order.since) deps.push_back(e.get());
+    {
+      DirectTail behind(order.tail);
+      if (work->launch_direct(*event, {deps.data(), deps.size()}, wait_list)) return event;
+    }
+    work->keep_inputs();
+    if (!order.tail && all_complete({deps.data(), deps.size()})) work->refused_when_ready();
+  }
+  // Elsewhere than behind the records on their device: after an event
+  // that completes once they have.
+  if (order.tail) event->depend_on(behind_records(queue, *order.tail).get(), false);
+  for (core::Event* e : wait_list) event->depend_on(e);
+  if (order.previous) event->depend_on(order.previous.get(), false);
+  for (auto& e : order.since) event->depend_on(e.get(), false);
+  event->start();
+  return event;
+}
+
+void flush(const core::CommandQueue& queue) {
+  if (!queue.used_direct()) return;
+  for (core::Device* d : queue.devices()) flush_direct(*d);
+}
+
+void finish(core::CommandQueue& queue) {
+  // Direct commands (of any queue on these devices) are noticed complete
+  // here, and again every 10 ms: one may go to its vendor after a drain,
+  // launched on another thread when a StarPU task it waited for completed.
+  for (;;) {
+    if (queue.used_direct())
+      for (core::Device* d : queue.devices()) drain_direct(*d);
+    if (queue.wait_idle(std::chrono::milliseconds(10))) return;
+  }
+}
+
+}  // namespace parasol::runtime
