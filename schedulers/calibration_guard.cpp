@@ -98,7 +98,7 @@ Survey survey(starpu_task* task, std::span<core::Device* const> devices, unsigne
 // A device whose calibrating runs (slot) show it far slower than the
 // fastest measured one is recorded as calibrated with its fastest run,
 // once: two placements may both have surveyed the models before either
-// recorded it (they each recorded it, seen on an H200 host). Under the
+// recorded it, and a second record would double its samples. Under the
 // guard's lock; task has the footprint.
 bool calibrate_if_far_slower(starpu_task* task, const core::Device* d, Slot& slot,
                              const Measured& best) {

@@ -18,11 +18,10 @@
 // it needs: a task, those that may run it and those whose memory holds its
 // data (they drive its transfers); a host command's acquisition, the
 // holders; anything else, every worker. Only they
-// wake: a stream of context-queue tasks for the native CPU device had kept
-// every vendor's worker spinning beside it (on 2 cores, 5 spinning workers
-// took 84% of the CPU and a tiny kernel cost 10-20 us). A worker parks only
+// wake: a worker spinning beside a busy one takes a core (on 2 cores, 5
+// spinning workers take most of the CPU). A worker parks only
 // once no demand naming it has been raised for a grace period (streams of
-// StarPU commands keep their workers spinning, as before), and a parked
+// StarPU commands keep their workers spinning), and a parked
 // worker looks around again after a bounded time: a worker a demand should
 // have named, or something StarPU does on its own, is slowed, never stalled.
 //

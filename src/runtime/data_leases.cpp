@@ -37,11 +37,10 @@ struct Lease {
   std::shared_ptr<Lease> keep_alive;
   // The device's lanes where vendor commands used it (a bit each): the
   // give-back waits behind a marker on each. Not their vendor events, even
-  // where they have one: retaining every command's event under the table's
-  // lock, and pruning them, cost an evented command about 800 instructions
-  // on the enqueuing thread (callgrind, PoCL's 64-byte writes), where a bit
-  // costs a load. A recall may then wait for later commands of those lanes
-  // too; recalls are rare, uses are every command.
+  // where they have one: retaining and pruning every command's event under
+  // the table's lock would cost each command far more than a bit's load. A
+  // recall may then wait for later commands of those lanes too; recalls are
+  // rare, uses are every command.
   std::atomic<unsigned> used_lanes{0};
 };
 

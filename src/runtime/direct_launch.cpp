@@ -272,10 +272,8 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
     bool own_event_status = false;  // still to be read from p.done
   };
   // In batches that fit in place, completed outside the lock: a list of
-  // every finished command cost an allocation per harvest, and a harvest
-  // after a long stream grew it again and again (callgrind of
-  // bench_command_overhead on PoCL: a tenth of Parasol's own instructions
-  // on the enqueuing thread, in its clFinish calls).
+  // every finished command would cost an allocation per harvest, and grow
+  // again and again in a harvest after a long stream.
   constexpr std::size_t kBatch = 32;
   std::size_t total = 0;
   // Entries up to `proven` are done with `proven_status` (a completed
@@ -376,8 +374,8 @@ cl_event push_marker(Lane& lane, std::uint64_t* seq = nullptr) {
   // As for a command (DirectSlot::join): the waiter sleeps only on an empty
   // lane. A marker can land on one: a dependency on another lane looks
   // running while the harvest that took it is still completing it, and the
-  // marker LaneChoice puts behind it then went unharvested, with the lane's
-  // later commands (test_device_lanes hung 3 runs in 18 under AddressSanitizer).
+  // marker LaneChoice puts behind it would go unharvested, with the lane's
+  // later commands.
   if (was_empty) wake_waiter(lane);
   return marker;
 }
@@ -518,10 +516,9 @@ void wake_waiter(Lane& lane) {
 
 // Whether this launch is the lane's periodic proof (under its order lock):
 // once a millisecond, looked at every 32nd launch, and at least every
-// 1,024th. Every 32nd, as before, cost NVIDIA streams of small commands
-// about a tenth of their time in the event and the flush (H200 host, 64-byte
-// writes 1.29x of NVIDIA's own time at 32, 1.24x at 128, 1.19x at 512:
-// docs/benchmarks.md); a millisecond bounds how late a command nobody waits
+// 1,024th. A proof every 32nd launch costs NVIDIA streams of small
+// commands about a tenth of their time in the event and the flush
+// (docs/benchmarks.md); a millisecond bounds how late a command nobody waits
 // for is noticed complete, and a stream of long commands still gets a proof
 // every 32.
 bool periodic_proof(Lane& lane) {

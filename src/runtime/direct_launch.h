@@ -86,7 +86,7 @@ unsigned lane_count(const core::Device& device);
 // than one on an H200: docs/benchmarks.md), while each queue's order stays
 // one vendor queue's order. next_home_lane() gives a new queue's: a device
 // queue takes its device's lanes in turn, the first lane 0 (StarPU's
-// queue, as before homes: one queue per device behaves as it did); a
+// queue: a device's only queue shares StarPU's order); a
 // context queue takes a turn of all contexts' queues. home_lane_on() maps
 // it onto a device's lanes.
 unsigned next_home_lane(const core::Device* device);
@@ -173,8 +173,7 @@ using DirectEnd = void (*)(void* self, cl_int status, std::uint64_t launch_time)
 // time), or only to report the record's own failure (OwnFailure: a
 // transfer's). A record of the latter kind without a vendor event of its
 // own joins its lane without an entry: no lane lock, nothing for the waiter
-// to harvest (callgrind, PoCL's 64-byte writes: about 210 instructions a
-// record, on three threads). Where failures stick (NVIDIA; the only other
+// to harvest. Where failures stick (NVIDIA; the only other
 // vendor whose records go without events, PoCL, cannot fail them), a
 // failure among them fails the lane's next command with an event of its
 // own (its periodic proof at the latest), whose end says so; and a drain

@@ -1024,11 +1024,10 @@ const char* kSharedSource =
 
 // Threads sharing in-order device queues and one read-write buffer: direct
 // commands lease buffers while StarPU tasks, cross-device dependencies and
-// host reads from other threads claim the same ones. Two races hung here
-// once lazy completion was on (a command another thread's enqueue came to
-// depend on before it reached its vendor queue was never armed; a lease
-// taken between a StarPU task's recall and StarPU granting it its buffers):
-// the run must finish, with each thread's values.
+// host reads from other threads claim the same ones (a command another
+// thread's enqueue comes to depend on before it reaches its vendor queue; a
+// lease taken between a StarPU task's recall and StarPU granting it its
+// buffers): the run must finish, with each thread's values.
 TEST_CASE("threads mixing direct and StarPU commands on shared queues and buffers finish right") {
   auto devs = pocl_devices();
   REQUIRE(devs.size() >= 2);

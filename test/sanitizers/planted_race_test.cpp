@@ -3,8 +3,8 @@
 // runs the callback on the thread that completes the command: a StarPU
 // worker, or a vendor's callback thread, whose stacks hold library frames.
 // expect_tsan_report.sh checks that TSan reports it there: a suppression
-// that matched any frame of such a stack (race:libstarpu) once hid every
-// race in Parasol's code on those threads (docs/reliability.md).
+// that matches any frame of such a stack (race:libstarpu) hides every race
+// in Parasol's code on those threads (docs/reliability.md).
 #include <atomic>
 #include <thread>
 

@@ -283,10 +283,10 @@ TEST_CASE("under heft a chain of tiny kernels over PoCL and the native device se
           "and moves nothing") {
   // The native device is reached through StarPU only, and its model of a
   // tiny kernel beats PoCL's while each of its commands pays StarPU's path
-  // (schedulers/starpu_path_cost.h). Weighing that path once made the
+  // (schedulers/starpu_path_cost.h). Weighing that path wrongly makes the
   // calibration guard call the data's PoCL device stranded against the
-  // native device, while the native device was held back: every command
-  // moved the buffer to the other PoCL device and back.
+  // native device while the native device is held back: every command then
+  // moves the buffer to the other PoCL device and back.
   auto devs = pocl_devices();
   REQUIRE(devs.size() >= 2);
   auto native = native_devices();
