@@ -13,6 +13,7 @@
 #include "backend/worker_parking.h"
 #include "core/device.h"
 #include "runtime/direct_launch.h"
+#include "runtime/lane.h"
 #include "util/log.h"
 
 namespace parasol::runtime {

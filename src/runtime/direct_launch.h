@@ -3,9 +3,11 @@
 // goes straight to one of the device's vendor queues (its lanes) from the
 // enqueuing thread: no StarPU task, no worker hand-off, no wait per
 // command. Each lane is an in-order vendor queue, which keeps the order,
-// and a dependency in another lane is waited for on the vendor;
-// hand_over_direct() completes the Parasol event when the vendor's does.
-// Everything else takes StarPU's path.
+// and a dependency in another lane is waited for on the vendor. This file
+// decides whether and where a command goes (eligibility, leases, the lane,
+// the slot); hand_over_direct() puts it in its lane, which completes the
+// Parasol event when the vendor's does (runtime/lane.h). Everything else
+// takes StarPU's path.
 //
 // PARASOL_DIRECT=0 turns it off (every command then goes through StarPU).
 #pragma once
@@ -279,23 +281,5 @@ void hand_over_record(DirectSlot& slot, LeasePins& pins, cl_event done, DirectEn
 // queue's records it stands for). The event's own status is CL_COMPLETE
 // whatever theirs: queue order orders, it does not propagate failures.
 void queue_behind_lane(core::Event& event, core::Device& device);
-
-// The hooks of core::Event and core::CommandQueue for direct commands:
-// progress() arms the event's callback and flushes its vendor queue (wait:
-// blocks until the vendor completed it, then completes it); drain() waits
-// for everything direct on device's lanes so far, its completion work included
-// (records have no event to wait for: clFinish relies on this); flush()
-// submits it.
-void direct_progress(core::Event& event, bool wait);
-void drain_direct(const core::Device& device);
-void flush_direct(const core::Device& device);
-
-// A lane's vendor queue (data leases wait behind it).
-cl_command_queue lane_queue(const core::Device& device, unsigned lane);
-
-// At shutdown, before StarPU releases the vendor contexts: every lane is
-// closed (its waiter calls its vendor queue no more), and the lanes' own
-// vendor queues (all but StarPU's) are finished and released.
-void release_lanes();
 
 }  // namespace parasol::runtime

@@ -11,6 +11,7 @@
 #include "runtime/data_leases.h"
 #include "runtime/device_stats.h"
 #include "runtime/direct_launch.h"
+#include "runtime/lane.h"
 #include "runtime/trace.h"
 #include "util/settings.h"
 

@@ -4,6 +4,7 @@
 
 #include "core/device.h"
 #include "runtime/direct_launch.h"
+#include "runtime/lane.h"
 #include "util/small_vector.h"
 
 namespace parasol::runtime {
