@@ -105,18 +105,33 @@ std::vector<KernelInfo> collect_kernel_info(const llvm::Module& m) {
     // __attribute__((...)), without spaces, space delimited. (The metadata
     // does not keep the declaration's order: this order is fixed.)
     std::string attrs;
-    auto add = [&attrs](const std::string& a) { attrs += (attrs.empty() ? "" : " ") + a; };
+    // Appended part by part (GCC 12 reports -Wrestrict false positives on
+    // chains of std::string operator+ at -O3: its bug 105329).
+    auto add = [&attrs](const char* name, const std::string& rest) {
+      if (!attrs.empty()) attrs += ' ';
+      attrs += name;
+      attrs += rest;
+    };
     auto sizes = [](const llvm::MDNode* n) {
-      return "(" + std::to_string(md_int(n, 0)) + "," + std::to_string(md_int(n, 1)) + "," +
-             std::to_string(md_int(n, 2)) + ")";
+      std::string s = "(";
+      for (unsigned d = 0; d < 3; ++d) {
+        if (d) s += ',';
+        s += std::to_string(md_int(n, d));
+      }
+      s += ')';
+      return s;
     };
     if (auto* r = f.getMetadata("reqd_work_group_size")) {
       for (unsigned d = 0; d < 3; ++d) k.reqd_work_group_size[d] = md_int(r, d);
-      add("reqd_work_group_size" + sizes(r));
+      add("reqd_work_group_size", sizes(r));
     }
-    if (auto* h = f.getMetadata("work_group_size_hint")) add("work_group_size_hint" + sizes(h));
-    if (std::string t = hint_type_name(f.getMetadata("vec_type_hint")); !t.empty())
-      add("vec_type_hint(" + t + ")");
+    if (auto* h = f.getMetadata("work_group_size_hint")) add("work_group_size_hint", sizes(h));
+    if (std::string t = hint_type_name(f.getMetadata("vec_type_hint")); !t.empty()) {
+      std::string hint = "(";
+      hint += t;
+      hint += ')';
+      add("vec_type_hint", hint);
+    }
     k.attributes = attrs;
     out.push_back(std::move(k));
   }
