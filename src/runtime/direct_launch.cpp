@@ -122,20 +122,6 @@ std::unique_lock<std::mutex> hold_direct_order(const core::Device& device) {
   return std::unique_lock(lane_of(device).order);
 }
 
-namespace {
-
-// Whether the lane's commands may go without vendor events of their own
-// (VendorTraits::later_events_carry_failures).
-bool goes_without_events(const core::Device& device) {
-  return device.worker().traits.later_events_carry_failures;
-}
-
-}  // namespace
-
-bool lane_goes_without_events(const core::Device& device) {
-  return goes_without_events(device);
-}
-
 LaneChoice::LaneChoice(const core::Event& event, std::span<core::Event* const> deps) {
   const core::Device& device = *event.executed_on();
   const bool spread = event.queue() && !event.queue()->in_order();
@@ -182,7 +168,7 @@ DirectSlot::DirectSlot(const core::Device& device, unsigned lane, bool event_nee
       order_(lane_.order),
       queue_(queue_of(lane_)),
       waits_(waits) {
-  const bool unevented = goes_without_events(device);
+  const bool unevented = lane_goes_without_events(device);
   periodic_ = periodic_proof(lane_);
   wants_event_ = event_needed || periodic_ || !unevented;
 }

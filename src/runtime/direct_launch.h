@@ -57,7 +57,9 @@ bool pin_direct_leases(const core::Device& device, std::span<const starpu_data_h
 // own (its vendor traits, vendor_traits.h): a failure while running
 // then reaches a command through the later event proving it done, and it is
 // reported failed, never placed again (it may have run).
-bool lane_goes_without_events(const core::Device& device);
+inline bool lane_goes_without_events(const core::Device& device) {
+  return device.worker().traits.later_events_carry_failures;
+}
 
 // Whether every event has completed successfully.
 bool all_complete(std::span<core::Event* const> events);
