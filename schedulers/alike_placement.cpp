@@ -25,7 +25,7 @@ AlikeSteer AlikeSteer::steer(std::span<core::Device* const> candidates, std::vec
   };
   std::vector<const core::Device*> open;
   for (const core::Device* d : candidates)
-    if (!d->is_native() && !held(d)) open.push_back(d);
+    if (!held(d)) open.push_back(d);  // the native device is alike to none
   std::vector<bool> grouped(open.size(), false);
   for (std::size_t i = 0; i < open.size(); ++i) {
     if (grouped[i]) continue;

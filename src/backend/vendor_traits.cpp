@@ -39,6 +39,7 @@ bool pocl_cpu_fails_only_through_dependencies(cl_platform_id platform, cl_device
 VendorTraits platform_traits(cl_platform_id platform) {
   VendorTraits t;
   t.thread_safe = platform_info(platform, CL_PLATFORM_NAME).rfind("Oclgrind", 0) != 0;
+  t.direct_launch = t.thread_safe;
   return t;
 }
 

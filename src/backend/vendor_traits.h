@@ -1,6 +1,7 @@
-// What Parasol must know of a vendor's OpenCL beyond what the API reports.
-// Decided here, once per platform or device, from the vendor's identity:
-// the one place that looks at platform names and versions.
+// What Parasol must know of a device beyond what the API reports: for a
+// vendor's, decided here once per platform or device from the vendor's
+// identity (the one place that looks at platform names and versions); for
+// the native device, native::native_traits() (device_backend.h).
 #pragma once
 
 #include <CL/cl.h>
@@ -23,6 +24,16 @@ struct VendorTraits {
   // failed command may be followed by successful ones, whose events would
   // hide its failure.
   bool later_events_carry_failures = false;
+  // The direct path may send its commands straight to the device's vendor
+  // queues (runtime/direct_launch.h): a vendor's device whose runtime is
+  // thread-safe. Not the native device, whose kernels StarPU's CPU worker
+  // runs.
+  bool direct_launch = true;
+  // Its memory is apart from main RAM: data is there only once moved. The
+  // native device's memory is main RAM.
+  bool own_memory = true;
+  // Runs clEnqueueNativeKernel's host functions: the native device alone.
+  bool runs_host_functions = false;
 };
 
 // The traits of a platform's runtime (thread_safe).

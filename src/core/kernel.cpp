@@ -74,27 +74,21 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
   cl_int failure = CL_INVALID_PROGRAM_EXECUTABLE;
   for (auto& b : program->builds()) {
     if (!b.executable()) continue;
-    if (b.device->is_native()) {
-      if (auto nk = backend::native::find_kernel(b.native, name_))
-        native_.emplace_back(b.device, std::move(nk));
-      else
-        failure = CL_INVALID_KERNEL_NAME;
-      continue;
-    }
     cl_int e = CL_SUCCESS;
-    cl_platform_id platform = b.device->worker().platform;
-    backend::VendorLock lock = backend::lock_vendor(platform);
-    cl_kernel k = clCreateKernel(b.program.get(), name_.c_str(), &e);
+    backend::DeviceKernel k = b.device->backend().kernel(b.program, name_, e);
     if (e != CL_SUCCESS) {
       log::info("kernel ", name_, " not created on ", b.device->name(), " (error ", e, ")");
       failure = e;
       continue;
     }
-    vendor_.push_back({b.device, backend::VendorKernel(k, platform), {}});
+    if (k.native) {
+      native_.emplace_back(b.device, std::move(k.native));
+      continue;
+    }
+    vendor_.push_back({b.device, std::move(k.vendor), {}});
     if (!validator_) {
-      validator_.set_platform(platform);
-      validator_.reset(clCreateKernel(b.program.get(), name_.c_str(), &e));
-      validator_platform_ = platform;
+      validator_ = b.device->backend().kernel(b.program, name_, e).vendor;
+      validator_platform_ = b.device->worker().platform;
     }
   }
   err = vendor_.empty() && native_.empty() ? failure : CL_SUCCESS;

@@ -20,7 +20,7 @@ std::span<Device* const> Platform::devices() {
   std::call_once(once, [this] {
     auto* rt = backend::StarpuRuntime::get();
     if (!rt) return;
-    for (const auto& w : rt->vendor_workers()) devices_.push_back(create<Device>(w));
+    for (const auto& w : rt->vendor_workers()) devices_.push_back(Device::create_vendor(w));
     // Parasol's own device comes last: a vendor's device stays the default.
     if (rt->native_worker() >= 0) devices_.push_back(Device::create_native(rt->native_worker()));
     for (std::size_t i = 0; i < devices_.size(); ++i) {

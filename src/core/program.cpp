@@ -9,37 +9,14 @@
 #include "util/settings.h"
 
 namespace parasol::core {
-namespace {
-
-std::string build_log(cl_program p, cl_device_id d) {
-  size_t size = 0;
-  if (clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS || !size)
-    return {};
-  std::string log(size, '\0');
-  clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
-  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
-  return log;
-}
-
-}  // namespace
 
 Program::Program(Context* context, std::string source, cl_int& err)
     : context_(context), source_(std::move(source)) {
   err = CL_SUCCESS;
-  const char* text = source_.c_str();
-  size_t length = source_.size();
   for (Device* d : context->devices()) {
     DeviceBuild b;
     b.device = d;
-    if (d->is_native()) {  // compiled by kernels-pass at build time
-      builds_.push_back(std::move(b));
-      continue;
-    }
-    cl_int e = CL_SUCCESS;
-    backend::VendorLock lock = backend::lock_vendor(d->worker());
-    b.program.reset(clCreateProgramWithSource(d->worker().context, 1, &text, &length, &e));
-    b.program.set_platform(d->worker().platform);
-    if (e != CL_SUCCESS) {
+    if (cl_int e = d->backend().create_from_source(b.program, source_); e != CL_SUCCESS) {
       log::error("vendor ", d->vendor_platform_name(), " refused the program source on ",
                  d->label(), " (error ", e, ")");
       err = e;
@@ -56,38 +33,10 @@ Program::Program(Context* context, const std::vector<Device*>& devices,
   for (size_t i = 0; i < devices.size(); ++i) {
     DeviceBuild b;
     b.device = devices[i];
-    const unsigned char* bin = binaries[i].data();
-    size_t size = binaries[i].size();
-    cl_int status = CL_SUCCESS, e = CL_SUCCESS;
-    if (devices[i]->is_native()) {
-      switch (backend::native::binary_kind(bin, size)) {
-        case backend::native::BinaryKind::Object:
-        case backend::native::BinaryKind::Library:
-          b.native_object = binaries[i];
-          b.binary_type = backend::native::binary_kind(bin, size) == backend::native::BinaryKind::Object
-                              ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
-                              : CL_PROGRAM_BINARY_TYPE_LIBRARY;
-          break;
-        default:
-          b.native = backend::native::load_binary(bin, size, b.log);
-          if (!b.native) e = status = CL_INVALID_BINARY;
-          b.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
-      }
-    } else {
-      cl_device_id vd = devices[i]->vendor();
-      backend::VendorLock lock = backend::lock_vendor(devices[i]->worker());
-      b.program.set_platform(devices[i]->worker().platform);
-      b.program.reset(clCreateProgramWithBinary(devices[i]->worker().context, 1, &vd, &size,
-                                                &bin, &status, &e));
-      // The vendor tells an executable from a compiled object or a library.
-      if (e == CL_SUCCESS &&
-          clGetProgramBuildInfo(b.program.get(), vd, CL_PROGRAM_BINARY_TYPE, sizeof b.binary_type,
-                                &b.binary_type, nullptr) != CL_SUCCESS)
-        b.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
-    }
-    if (e != CL_SUCCESS || status != CL_SUCCESS) {
+    cl_int status = devices[i]->backend().create_from_binary(b.program, binaries[i],
+                                                              b.binary_type, b.log);
+    if (status != CL_SUCCESS) {
       err = CL_INVALID_BINARY;
-      if (status == CL_SUCCESS) status = CL_INVALID_BINARY;
       b.binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
     }
     if (binary_status) binary_status[i] = status;
@@ -126,12 +75,10 @@ std::string socl_device_define(const Device& d) {
 }
 
 // The options a device compiles with: the application's, after SOCL's
-// define under PARASOL_SOCL=1. Without Parasol's own front end
-// (PARASOL_NATIVE_CPU=OFF) the vendors are asked for the kernels' argument
-// information, which they keep only when the build asks for it.
+// define under PARASOL_SOCL=1, and what its compiler needs besides.
 std::string device_options(const Device& d, const std::string& options) {
   std::string out = settings::socl() ? socl_device_define(d) + options : options;
-  if (!d.is_native() && !backend::native::has_compiler()) out += " -cl-kernel-arg-info";
+  out += d.backend().extra_options();
   return out;
 }
 
@@ -200,8 +147,8 @@ void Program::refuse(const std::vector<Device*>& devices, const std::string& opt
     b->options = options;
     b->log = why;
     b->binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
-    b->native.reset();
-    b->native_object.clear();
+    b->program.native.reset();
+    b->program.native_object.clear();
   }
   building_ = false;
 }
@@ -215,8 +162,8 @@ void Program::end(backend::native::Description description) {
     return;
   }
   for (const auto& b : builds_)
-    if (b.native && b.status == CL_BUILD_SUCCESS) {
-      signatures_ = backend::native::signatures(*b.native);
+    if (b.program.native && b.status == CL_BUILD_SUCCESS) {
+      signatures_ = backend::native::signatures(*b.program.native);
       return;
     }
 }
@@ -235,42 +182,27 @@ cl_int Program::build(const std::vector<Device*>& devices, const std::string& op
   // under PARASOL_SOCL=1); what Parasol needs to know of the kernels comes
   // from its own front end: from the native device's build when there is
   // one, else from a parse of its own beside the vendors' builds.
-  bool native_in_build = false;
-  for (Device* d : devices) native_in_build |= d->is_native();
+  bool read_in_build = false;
+  for (Device* d : devices) read_in_build |= d->backend().reads_kernels();
   std::atomic<bool> refused_by_vendor{false};
   backend::native::Description description;
   std::thread describe;
-  if (!native_in_build && origin_ == Origin::Source)
+  if (!read_in_build && origin_ == Origin::Source)
     describe = std::thread([&] { description = backend::native::describe(source_, options); });
   for_each_device(devices, [&](Device* d) {
     DeviceBuild* b = build_for(d);
-    const std::string compile_options = device_options(*d, options);
-    bool invalid = false;
-    if (d->is_native()) {
-      // A program from source compiles at every build: its options, or the
-      // headers it includes, may have changed since the last one (the
-      // compiler's cache tells what is unchanged). One created from a
-      // binary is already executable.
-      if (origin_ == Origin::Source)
-        b->native = backend::native::build(source_, compile_options, b->log, invalid);
-      b->native_object.clear();
-      b->status = b->native ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
-    } else {
-      cl_device_id vd = d->vendor();
-      backend::VendorLock lock = backend::lock_vendor(d->worker());
-      cl_int e = clBuildProgram(b->program.get(), 1, &vd, compile_options.c_str(), nullptr, nullptr);
-      b->log = build_log(b->program.get(), vd);
-      invalid = e == CL_INVALID_BUILD_OPTIONS;
-      b->status = e == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
-    }
-    if (invalid) refused_by_vendor = true;
+    backend::BuildOutcome o = d->backend().build(b->program, source_, origin_ == Origin::Source,
+                                                 device_options(*d, options));
+    b->log = std::move(o.log);
+    b->status = o.ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+    if (o.invalid_options) refused_by_vendor = true;
     b->options = options;
     b->binary_type = b->status == CL_BUILD_SUCCESS ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE
                                                    : CL_PROGRAM_BINARY_TYPE_NONE;
     if (b->status != CL_BUILD_SUCCESS) log::info("build failed on ", d->label(), ":\n", b->log);
   });
   if (describe.joinable()) describe.join();
-  if (!native_in_build && origin_ == Origin::Source && !description.parsed)
+  if (!read_in_build && origin_ == Origin::Source && !description.parsed)
     log::info("Parasol's front end could not read the program; its kernels' arguments are "
               "asked of the vendors:\n", description.log);
   end(std::move(description));
@@ -291,56 +223,42 @@ cl_int Program::compile(const std::vector<Device*>& devices, const std::string& 
     return CL_INVALID_COMPILER_OPTIONS;
   }
   backend::native::Headers header_sources;
-  std::vector<const char*> include_names;
-  for (const auto& [name, program] : headers) {
-    header_sources.emplace_back(name, program->source());
-    include_names.push_back(name.c_str());
-  }
-  bool native_in_build = false;
-  for (Device* d : devices) native_in_build |= d->is_native();
+  for (const auto& [name, program] : headers) header_sources.emplace_back(name, program->source());
+  bool read_in_build = false;
+  for (Device* d : devices) read_in_build |= d->backend().reads_kernels();
   std::atomic<bool> refused_by_vendor{false};
   backend::native::Description description;
   std::thread describe;
-  if (!native_in_build)
+  if (!read_in_build)
     describe = std::thread(
         [&] { description = backend::native::describe(source_, options, header_sources); });
-  backend::native::Description native_description;  // the native device's compile
+  std::mutex read_mutex;
+  backend::native::Description read_in_compile;  // a device's compile that read the kernels
   for_each_device(devices, [&](Device* d) {
     DeviceBuild* b = build_for(d);
-    const std::string compile_options = device_options(*d, options);
-    bool invalid = false;
-    b->native.reset();
-    if (d->is_native()) {
-      backend::native::Compiled c =
-          backend::native::compile_object(source_, compile_options, header_sources);
-      b->native_object = std::move(c.object);
-      b->log = std::move(c.log);
-      invalid = c.invalid_options;
-      b->status = b->native_object.empty() ? CL_BUILD_ERROR : CL_BUILD_SUCCESS;
-      native_description.parsed = b->status == CL_BUILD_SUCCESS;
-      native_description.kernels = std::move(c.kernels);
-    } else {
-      std::vector<cl_program> vendor_headers;
-      for (const auto& h : headers) vendor_headers.push_back(h.second->build_for(d)->program.get());
-      cl_device_id vd = d->vendor();
-      backend::VendorLock lock = backend::lock_vendor(d->worker());
-      cl_int e = clCompileProgram(b->program.get(), 1, &vd, compile_options.c_str(),
-                                  static_cast<cl_uint>(vendor_headers.size()),
-                                  vendor_headers.empty() ? nullptr : vendor_headers.data(),
-                                  include_names.empty() ? nullptr : include_names.data(), nullptr,
-                                  nullptr);
-      b->log = build_log(b->program.get(), vd);
-      invalid = e == CL_INVALID_COMPILER_OPTIONS || e == CL_INVALID_BUILD_OPTIONS;
-      b->status = e == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+    std::vector<backend::CompileHeader> device_headers;
+    for (const auto& [name, program] : headers)
+      device_headers.push_back({name, program->source(), program->build_for(d)->program});
+    std::vector<backend::KernelSignature> kernels;
+    bool read = false;
+    backend::BuildOutcome o = d->backend().compile(b->program, source_,
+                                                   device_options(*d, options), device_headers,
+                                                   kernels, read);
+    if (read) {
+      std::lock_guard lock(read_mutex);
+      read_in_compile.parsed = true;
+      read_in_compile.kernels = std::move(kernels);
     }
-    if (invalid) refused_by_vendor = true;
+    b->log = std::move(o.log);
+    b->status = o.ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+    if (o.invalid_options) refused_by_vendor = true;
     b->options = options;
     b->binary_type = b->status == CL_BUILD_SUCCESS ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
                                                    : CL_PROGRAM_BINARY_TYPE_NONE;
     if (b->status != CL_BUILD_SUCCESS) log::info("compile failed on ", d->label(), ":\n", b->log);
   });
   if (describe.joinable()) describe.join();
-  end(std::move(native_in_build ? native_description : description));
+  end(std::move(read_in_build ? read_in_compile : description));
   if (refused_by_vendor) return CL_INVALID_COMPILER_OPTIONS;
   for (Device* d : devices)
     if (build_for(d)->status != CL_BUILD_SUCCESS) return CL_COMPILE_PROGRAM_FAILURE;
@@ -384,28 +302,11 @@ Program* Program::link(Context* context, const std::vector<Device*>& devices,
   }
   for_each_device(linked, [&](Device* d) {
     DeviceBuild* b = p->build_for(d);
-    if (d->is_native()) {
-      std::vector<std::vector<unsigned char>> objects;
-      for (Program* in : inputs) objects.push_back(in->build_for(d)->native_object);
-      backend::native::Linked l = backend::native::link(objects, create_library);
-      b->native = std::move(l.program);
-      b->native_object = std::move(l.library);
-      b->log = std::move(l.log);
-      b->status = b->native || !b->native_object.empty() ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
-    } else {
-      std::vector<cl_program> vendor_inputs;
-      for (Program* in : inputs) vendor_inputs.push_back(in->build_for(d)->program.get());
-      cl_device_id vd = d->vendor();
-      backend::VendorLock lock = backend::lock_vendor(d->worker());
-      cl_int e = CL_SUCCESS;
-      b->program.set_platform(d->worker().platform);
-      b->program.reset(clLinkProgram(d->worker().context, 1, &vd, options.c_str(),
-                                     static_cast<cl_uint>(vendor_inputs.size()),
-                                     vendor_inputs.data(), nullptr, nullptr, &e));
-      if (b->program) b->log = build_log(b->program.get(), vd);
-      b->status = e == CL_SUCCESS && b->program ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
-      if (!b->program) b->log += "error: the vendor's clLinkProgram failed (error " + std::to_string(e) + ")";
-    }
+    std::vector<const backend::DeviceProgram*> objects;
+    for (Program* in : inputs) objects.push_back(&in->build_for(d)->program);
+    backend::BuildOutcome o = d->backend().link(b->program, objects, options, create_library);
+    b->log = std::move(o.log);
+    b->status = o.ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
     b->binary_type = b->status != CL_BUILD_SUCCESS ? CL_PROGRAM_BINARY_TYPE_NONE
                      : create_library                ? CL_PROGRAM_BINARY_TYPE_LIBRARY
                                                      : CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
@@ -436,34 +337,14 @@ std::vector<std::string> Program::kernel_names() const {
   std::lock_guard lock(mutex_);
   for (const auto& b : builds_) {
     if (!b.executable()) continue;
-    if (b.native) return backend::native::kernel_names(*b.native);
-    size_t size = 0;
-    backend::VendorLock vendor_lock = backend::lock_vendor(b.device->worker());
-    if (clGetProgramInfo(b.program.get(), CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size) != CL_SUCCESS)
-      continue;
-    std::string names(size, '\0');
-    clGetProgramInfo(b.program.get(), CL_PROGRAM_KERNEL_NAMES, size, names.data(), nullptr);
-    std::vector<std::string> out;
-    std::stringstream ss(names.c_str());
-    for (std::string n; std::getline(ss, n, ';');)
-      if (!n.empty()) out.push_back(n);
-    return out;
+    std::vector<std::string> names = b.device->backend().kernel_names(b.program);
+    if (!names.empty()) return names;
   }
   return {};
 }
 
 std::vector<unsigned char> Program::binary(const DeviceBuild& b) const {
-  if (!b.native_object.empty()) return b.native_object;
-  if (b.native) return backend::native::binary(*b.native);
-  size_t size = 0;
-  if (!b.program ||
-      clGetProgramInfo(b.program.get(), CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) !=
-          CL_SUCCESS)
-    return {};
-  std::vector<unsigned char> bin(size);
-  unsigned char* one[1] = {bin.data()};
-  if (size) clGetProgramInfo(b.program.get(), CL_PROGRAM_BINARIES, sizeof one, one, nullptr);
-  return bin;
+  return b.device->backend().binary(b.program);
 }
 
 }  // namespace parasol::core

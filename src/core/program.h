@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "backend/device_backend.h"
 #include "backend/kernel_signature.h"
 #include "backend/native/native_compiler.h"
-#include "backend/vendor_handle.h"
 #include "core/context.h"
 #include "core/object.h"
 
@@ -21,13 +21,11 @@ namespace parasol::core {
 
 struct DeviceBuild {
   Device* device = nullptr;
-  backend::VendorProgram program;  // in the device's StarPU worker context
-  std::shared_ptr<backend::native::NativeProgram> native;  // the native device's
+  backend::DeviceProgram program;  // its form on the device (its backend's)
   cl_build_status status = CL_BUILD_NONE;
   std::string options;
   std::string log;
   cl_program_binary_type binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
-  std::vector<unsigned char> native_object;  // the native device's compiled object or library
   // An executable that kernels can be made of.
   bool executable() const {
     return status == CL_BUILD_SUCCESS && binary_type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE;

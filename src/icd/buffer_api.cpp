@@ -11,7 +11,7 @@
 #include "core/buffer.h"
 #include "core/command_queue.h"
 #include "icd/api.h"
-#include "icd/info_out.h"
+#include "util/info_out.h"
 #include "icd/mem_transfers.h"
 #include "icd/rect_overlap.h"
 #include "icd/validate.h"

@@ -9,7 +9,7 @@
 #include "core/context.h"
 #include "core/platform.h"
 #include "icd/api.h"
-#include "icd/info_out.h"
+#include "util/info_out.h"
 #include "icd/validate.h"
 
 namespace parasol::icd {

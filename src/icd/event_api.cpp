@@ -6,7 +6,7 @@
 #include "core/command_queue.h"
 #include "core/device.h"
 #include "icd/api.h"
-#include "icd/info_out.h"
+#include "util/info_out.h"
 #include "icd/validate.h"
 
 namespace parasol::icd {

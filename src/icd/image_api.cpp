@@ -13,7 +13,7 @@
 #include "core/context.h"
 #include "core/sampler.h"
 #include "icd/api.h"
-#include "icd/info_out.h"
+#include "util/info_out.h"
 #include "icd/mem_transfers.h"
 #include "icd/validate.h"
 

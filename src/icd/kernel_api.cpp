@@ -8,7 +8,7 @@
 #include "core/command_queue.h"
 #include "core/kernel.h"
 #include "icd/api.h"
-#include "icd/info_out.h"
+#include "util/info_out.h"
 #include "icd/validate.h"
 #include "runtime/divided_launch.h"
 #include "runtime/kernel_command.h"
@@ -360,8 +360,6 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
     give_event(std::move(done), event);
     return CL_SUCCESS;
   }
-  // Asked before the arguments' lock is taken: it takes it too.
-  const bool divisible = !q->device() && k->has_divide_function() && !runtime::dividing(k);
   core::Kernel::ArgsView view = k->args_view();
   PARASOL_REFUSE_IF(!view.complete(), CL_INVALID_KERNEL_ARGS, "kernel ", k->name(),
                     " has unset arguments, or a buffer argument released since it was set");
@@ -379,49 +377,7 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
   PARASOL_REFUSE_IF(!local_fits, CL_OUT_OF_RESOURCES, "kernel ", k->name(), " needs ",
                     local_needed, " bytes of __local memory per work-group; Parasol's native "
                     "device has ", backend::native::kLocalMemBytes);
-  unsigned sched_ctx = q->device() ? 0 : q->context()->sched_ctx();
-  // Nobody will ask about it: it may go to its vendor as a record, reading
-  // the kernel's arguments in place (no copy, no command on the heap).
-  if (!event && waits.empty() && !divisible && q->records_allowed() &&
-      runtime::KernelCommand::may_record(*q, *k)) {
-    runtime::KernelCommand launch(k, view, range, q->device(), sched_ctx);
-    if (q->try_record([&](core::Event* previous, const core::Device* tail) {
-          return launch.record(previous, tail, q->home_lane());
-        }))
-      return CL_SUCCESS;
-  }
-  // With an event or a wait list: the same, its event without a command
-  // object when its dependencies and data allow.
-  if ((event || !waits.empty()) && !divisible && q->records_allowed() &&
-      runtime::KernelCommand::may_record_with_event(*q, *k)) {
-    runtime::KernelCommand launch(k, view, range, q->device(), sched_ctx);
-    auto launched = q->try_record_with_event(
-        CL_COMMAND_NDRANGE_KERNEL, waits,
-        [&](core::Event& e, std::span<core::Event* const> deps, const core::Device* tail) {
-          return launch.try_record_with_event(e, deps, waits, tail);
-        });
-    if (launched) {
-      give_event(std::move(launched), event);
-      return CL_SUCCESS;
-    }
-  }
-  if (!divisible) {
-    // Reading the arguments in place until its vendor has them, or until it
-    // must copy them (KernelCommand::keep_inputs()).
-    auto work = std::make_unique<runtime::KernelCommand>(k, view, range, q->device(), sched_ctx);
-    give_event(runtime::submit(*q, CL_COMMAND_NDRANGE_KERNEL, std::move(work), waits), event);
-    return CL_SUCCESS;
-  }
-  // A divisible kernel on a context queue: granularity adaptation decides.
-  core::KernelArgs args = view.copy();  // lets go of the arguments' lock
-  auto enqueue_kernel = [&](std::span<core::Event* const> after) {
-    auto work = std::make_unique<runtime::KernelCommand>(k, std::move(args), range, q->device(),
-                                                         sched_ctx);
-    return runtime::submit(*q, CL_COMMAND_NDRANGE_KERNEL, std::move(work), after);
-  };
-  give_event(runtime::enqueue_divided(*q, *k, runtime::KernelCommand::launch_key(*k, args, range),
-                                         waits, enqueue_kernel),
-             event);
+  give_event(runtime::submit_kernel(*q, *k, view, range, waits, event != nullptr), event);
   return CL_SUCCESS;
 }
 
@@ -454,8 +410,8 @@ cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queue,
   Device* native = q->device();
   if (!native)
     for (Device* d : q->context()->devices())
-      if (d->is_native()) native = d;
-  PARASOL_REFUSE_IF(!native || !native->is_native(), CL_INVALID_OPERATION,
+      if (d->worker().traits.runs_host_functions) native = d;
+  PARASOL_REFUSE_IF(!native || !native->worker().traits.runs_host_functions, CL_INVALID_OPERATION,
                     "only Parasol's native CPU device has CL_EXEC_NATIVE_KERNEL");
   std::vector<core::Ref<Buffer>> buffers;
   std::vector<size_t> offsets;

@@ -3,7 +3,6 @@
 #include <new>
 
 #include "icd/rect_overlap.h"
-#include "runtime/direct_launch.h"
 #include "runtime/submit.h"
 
 namespace parasol::icd {
@@ -76,28 +75,10 @@ cl_int enqueue_host(const char* function, CommandQueue* q, cl_command_type type,
   WaitList waits;
   if (cl_int err = check_wait_list(function, num_events, wait_list, q->context(), waits))
     return err;
-  // Nobody will ask about it: a transfer of data a device holds may go to
-  // that device's vendor as a record, without an event or command object.
-  if (vendor_form && !blocking && !event && waits.empty() &&
-      q->try_record([&](core::Event* previous, const core::Device* tail) {
-        return runtime::DirectTransfer{accesses, *vendor_form}.record(*q, previous, tail);
-      }))
-    return CL_SUCCESS;
-  // With an event, a wait list or blocking: the same way when the data and
-  // the wait list allow, its event without a command object.
-  if (vendor_form && q->records_allowed() &&
-      (!q->device() || runtime::direct_capable(*q->device()))) {
-    Ref<core::Event> e = q->try_record_with_event(
-        type, waits,
-        [&](core::Event& ev, std::span<core::Event* const> deps, const core::Device* tail) {
-          return runtime::DirectTransfer{accesses, *vendor_form}.record_with_event(
-              ev, deps, waits, tail, blocking);
-        });
-    if (e) return finish_host(std::move(e), blocking, event);
-  }
-  auto work = std::make_unique<runtime::HostCommand>(std::move(accesses), std::move(body), bytes,
-                                                     vendor_form);
-  return finish_host(runtime::submit(*q, type, std::move(work), waits), blocking, event);
+  Ref<core::Event> e = runtime::submit_transfer(*q, type, std::move(accesses), std::move(body),
+                                                bytes, std::move(vendor_form), waits, blocking,
+                                                event != nullptr);
+  return e ? finish_host(std::move(e), blocking, event) : CL_SUCCESS;
 }
 
 starpu_data_access_mode write_mode(const Buffer& b, size_t offset, size_t size) {

@@ -6,7 +6,7 @@
 #include "core/platform.h"
 #include "icd/api.h"
 #include "icd/extension_functions.h"
-#include "icd/info_out.h"
+#include "util/info_out.h"
 #include "icd/validate.h"
 #include "parasol_version.h"
 #include "util/settings.h"

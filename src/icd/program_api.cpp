@@ -7,7 +7,7 @@
 
 #include "core/program.h"
 #include "icd/api.h"
-#include "icd/info_out.h"
+#include "util/info_out.h"
 #include "icd/validate.h"
 #include "util/log.h"
 
@@ -284,11 +284,9 @@ cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_device_id device
     case CL_PROGRAM_BUILD_LOG: return out.string(b->log);
     case CL_PROGRAM_BINARY_TYPE: return out.scalar(b->binary_type);
     case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE: {
-      // The vendor's (OpenCL 2.0 devices); the native device has none.
-      size_t total = 0;
-      if (b->program && b->status == CL_BUILD_SUCCESS)
-        ::clGetProgramBuildInfo(b->program.get(), b->device->vendor(), param_name, sizeof total,
-                                &total, nullptr);
+      const size_t total = b->status == CL_BUILD_SUCCESS
+                               ? b->device->backend().global_variable_bytes(b->program)
+                               : 0;
       return out.scalar(total);
     }
     default:

@@ -4,7 +4,7 @@
 
 #include "core/command_queue.h"
 #include "icd/api.h"
-#include "icd/info_out.h"
+#include "util/info_out.h"
 #include "icd/validate.h"
 #include "runtime/direct_launch.h"
 #include "runtime/submit.h"

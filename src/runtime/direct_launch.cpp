@@ -77,7 +77,7 @@ core::Device* sole_resident(const core::Context& context,
   if (handles.empty() || !context.data_aware()) return nullptr;
   core::Device* only = nullptr;
   const bool second = context.any_in_rotation([&](core::Device* d) {
-    if (d->is_native() || !eligible(*d)) return false;
+    if (!d->worker().traits.own_memory || !eligible(*d)) return false;
     const unsigned node = d->worker().memory_node;
     if (!std::all_of(handles.begin(), handles.end(),
                      [node](starpu_data_handle_t h) { return starpu_data_is_on_node(h, node); }))

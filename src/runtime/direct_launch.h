@@ -33,7 +33,7 @@ bool direct_path_enabled();
 // A vendor device whose runtime is thread-safe (not the native device, not
 // Oclgrind).
 inline bool direct_capable(const core::Device& device) {
-  return !device.is_native() && device.worker().traits.thread_safe;
+  return device.worker().traits.direct_launch;
 }
 
 // Whether this thread may wait for StarPU (to take a lease): not a StarPU

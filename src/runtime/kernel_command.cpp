@@ -180,7 +180,7 @@ bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
     best = std::min(best, t + schedulers::starpu_path_us(d->worker().worker_id));
     if (d == &resident)
       here = t;
-    else if (!d->is_native() && kernel_->program()->context()->in_rotation(d))
+    else if (d->worker().traits.own_memory && kernel_->program()->context()->in_rotation(d))
       best_elsewhere = std::min(best_elsewhere, t);
   }
   if (std::isnan(here) || here > kResidentSlowdown * best) {

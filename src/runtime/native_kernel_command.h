@@ -23,7 +23,9 @@ class NativeKernelCommand final : public TaskCommand {
   cl_int execute(void* buffers[], core::Device& device, const VendorPlace& place,
                  cl_event* done) override;
   cl_int execute_on_host(void* buffers[], core::Device& device) override;
-  bool can_run_on(const core::Device& device) const override { return device.is_native(); }
+  bool can_run_on(const core::Device& device) const override {
+    return device.worker().traits.runs_host_functions;
+  }
 
  protected:
   const char* name() const override { return "native_kernel"; }

@@ -4,6 +4,7 @@
 
 #include "core/device.h"
 #include "runtime/direct_launch.h"
+#include "runtime/divided_launch.h"
 #include "runtime/lane.h"
 #include "util/small_vector.h"
 
@@ -50,6 +51,73 @@ core::Ref<core::Event> submit(core::CommandQueue& queue, cl_command_type type,
   for (auto& e : order.since) event->depend_on(e.get(), false);
   event->start();
   return event;
+}
+
+core::Ref<core::Event> submit_kernel(core::CommandQueue& queue, core::Kernel& kernel,
+                                     core::Kernel::ArgsView& args, const NDRange& range,
+                                     std::span<core::Event* const> wait_list, bool wants_event) {
+  core::Device* const pinned = queue.device();
+  const unsigned sched_ctx = pinned ? 0 : queue.context()->sched_ctx();
+  // A divide function's own launches of its kernel run undivided.
+  const bool divisible = !pinned && kernel.has_divide_function() && !dividing(&kernel);
+  if (!divisible && queue.records_allowed()) {
+    if (!wants_event && wait_list.empty() && KernelCommand::may_record(queue, kernel)) {
+      KernelCommand launch(&kernel, args, range, pinned, sched_ctx);
+      if (queue.try_record([&](core::Event* previous, const core::Device* tail) {
+            return launch.record(previous, tail, queue.home_lane());
+          }))
+        return {};
+    }
+    if ((wants_event || !wait_list.empty()) && KernelCommand::may_record_with_event(queue, kernel)) {
+      KernelCommand launch(&kernel, args, range, pinned, sched_ctx);
+      auto launched = queue.try_record_with_event(
+          CL_COMMAND_NDRANGE_KERNEL, wait_list,
+          [&](core::Event& e, std::span<core::Event* const> deps, const core::Device* tail) {
+            return launch.try_record_with_event(e, deps, wait_list, tail);
+          });
+      if (launched) return launched;
+    }
+  }
+  if (!divisible) {
+    // Reads the arguments in place until its vendor has them, or until it
+    // must copy them (KernelCommand::keep_inputs()).
+    auto work = std::make_unique<KernelCommand>(&kernel, args, range, pinned, sched_ctx);
+    return submit(queue, CL_COMMAND_NDRANGE_KERNEL, std::move(work), wait_list);
+  }
+  core::KernelArgs copy = args.copy();  // lets go of the arguments' lock
+  const std::uint64_t key = KernelCommand::launch_key(kernel, copy, range);
+  auto undivided = [&](std::span<core::Event* const> after) {
+    auto work = std::make_unique<KernelCommand>(&kernel, std::move(copy), range, pinned, sched_ctx);
+    return submit(queue, CL_COMMAND_NDRANGE_KERNEL, std::move(work), after);
+  };
+  return enqueue_divided(queue, kernel, key, wait_list, undivided);
+}
+
+core::Ref<core::Event> submit_transfer(core::CommandQueue& queue, cl_command_type type,
+                                       HostAccesses accesses, std::function<cl_int()> body,
+                                       std::size_t bytes,
+                                       std::optional<VendorTransfer> vendor_form,
+                                       std::span<core::Event* const> wait_list, bool blocking,
+                                       bool wants_event) {
+  if (vendor_form && queue.records_allowed()) {
+    const DirectTransfer direct{accesses, *vendor_form};
+    if (!blocking && !wants_event && wait_list.empty() &&
+        queue.try_record([&](core::Event* previous, const core::Device* tail) {
+          return direct.record(queue, previous, tail);
+        }))
+      return {};
+    if (!queue.device() || direct_capable(*queue.device())) {
+      auto launched = queue.try_record_with_event(
+          type, wait_list,
+          [&](core::Event& e, std::span<core::Event* const> deps, const core::Device* tail) {
+            return direct.record_with_event(e, deps, wait_list, tail, blocking);
+          });
+      if (launched) return launched;
+    }
+  }
+  auto work = std::make_unique<HostCommand>(std::move(accesses), std::move(body), bytes,
+                                            std::move(vendor_form));
+  return submit(queue, type, std::move(work), wait_list);
 }
 
 void flush(const core::CommandQueue& queue) {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace parasol::icd {
+namespace parasol {
 
 class InfoOut {
  public:
@@ -43,4 +43,4 @@ class InfoOut {
   size_t* size_ret_;
 };
 
-}  // namespace parasol::icd
+}  // namespace parasol

@@ -1,0 +1,138 @@
+// What differs between Parasol's two kinds of device, behind one interface:
+// a vendor's device re-exported (vendor_device.cpp), driven through its
+// vendor's OpenCL, and Parasol's native CPU device
+// (native/native_device.cpp), whose programs kernels-pass compiles and
+// whose kernels run on a StarPU CPU worker. The layers above ask a device's
+// backend, or read its traits (vendor_traits.h); they never ask which kind
+// it is.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <array>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/kernel_signature.h"
+#include "backend/native/native_compiler.h"
+#include "backend/starpu_runtime.h"
+#include "backend/vendor_handle.h"
+#include "util/info_out.h"
+
+namespace parasol::backend {
+
+// What a device is, fixed when Parasol finds it.
+struct DeviceFacts {
+  cl_device_type type = 0;
+  cl_uint compute_units = 1;
+  std::string name;
+  std::string vendor_platform_name;  // "Parasol" for the native device
+  cl_uint base_align_bits = 1024;
+  cl_ulong max_alloc = 0;
+  // What StarPU may use there (its STARPU_LIMIT_*_MEM limits included).
+  cl_ulong global_mem = 0;
+  bool image_support = false;
+};
+
+// One device's form of a program: a vendor's program object, or the native
+// device's executable, compiled object or library.
+struct DeviceProgram {
+  VendorProgram vendor;
+  std::shared_ptr<native::NativeProgram> native;
+  std::vector<unsigned char> native_object;
+};
+
+// The outcome of a build, compile or link on one device.
+struct BuildOutcome {
+  bool ok = false;
+  bool invalid_options = false;  // the device's compiler refused the options
+  std::string log;
+};
+
+// clCompileProgram's input header: its include name, its source, and the
+// header program's form on the same device.
+struct CompileHeader {
+  const std::string& name;
+  const std::string& source;
+  const DeviceProgram& program;
+};
+
+// One kernel of a program on one device: the vendor's, or the native one.
+struct DeviceKernel {
+  VendorKernel vendor;
+  std::shared_ptr<native::NativeKernel> native;
+};
+
+class DeviceBackend {
+ public:
+  virtual ~DeviceBackend() = default;
+
+  const DeviceFacts& facts() const { return facts_; }
+
+  // Programs. core/program.h keeps each device's status, options and log.
+  // From source: the vendor's program object (the native device compiles
+  // at build time); CL_SUCCESS or the vendor's error.
+  virtual cl_int create_from_source(DeviceProgram& program, const std::string& source) const = 0;
+  // From a binary: CL_SUCCESS or CL_INVALID_BINARY, and what it holds.
+  virtual cl_int create_from_binary(DeviceProgram& program, std::span<const unsigned char> binary,
+                                    cl_program_binary_type& type, std::string& log) const = 0;
+  // An executable; from_source false: the program came from an executable
+  // binary.
+  virtual BuildOutcome build(DeviceProgram& program, const std::string& source, bool from_source,
+                             const std::string& options) const = 0;
+  // A compiled object. kernels: their signatures, when the compile read them.
+  virtual BuildOutcome compile(DeviceProgram& program, const std::string& source,
+                               const std::string& options,
+                               std::span<const CompileHeader> headers,
+                               std::vector<KernelSignature>& kernels, bool& read) const = 0;
+  // inputs: compiled objects or libraries of this device.
+  virtual BuildOutcome link(DeviceProgram& out, std::span<const DeviceProgram* const> inputs,
+                            const std::string& options, bool create_library) const = 0;
+  virtual std::vector<std::string> kernel_names(const DeviceProgram& program) const = 0;
+  virtual std::vector<unsigned char> binary(const DeviceProgram& program) const = 0;
+  // CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE of an executable.
+  virtual std::size_t global_variable_bytes(const DeviceProgram& program) const = 0;
+  // Whether its compiler is Parasol's own front end, whose builds read the
+  // kernels' signatures (else the program is read beside the build).
+  virtual bool reads_kernels() const = 0;
+  // Options its compiler needs beyond the application's.
+  virtual std::string_view extra_options() const = 0;
+
+  // The kernel `name` of an executable; err: CL_SUCCESS, or why not.
+  virtual DeviceKernel kernel(const DeviceProgram& program, const std::string& name,
+                              cl_int& err) const = 0;
+
+  // clGetSupportedImageFormats for images of `type` made with `flags`.
+  virtual std::vector<cl_image_format> image_formats(cl_mem_flags flags,
+                                                     cl_mem_object_type type) const = 0;
+  // The largest image of `type`: width, height (or layers of a 1D array),
+  // depth (or layers of a 2D array), in pixels.
+  virtual std::array<std::size_t, 3> image_max(cl_mem_object_type type) const = 0;
+  // Whether the device reports a vendor's extension (the native device
+  // reports none of theirs).
+  virtual bool has_vendor_extension(std::string_view name) const = 0;
+  // clGetDeviceInfo for the queries Parasol does not answer the same way
+  // for every device (icd/device_api.cpp answers those). parasol: Parasol's
+  // platform. CL_INVALID_VALUE for a query the device does not know.
+  virtual cl_int info(cl_device_info param, InfoOut& out, cl_platform_id parasol) const = 0;
+
+ protected:
+  DeviceFacts facts_;
+};
+
+// A vendor device, the StarPU OpenCL worker's.
+std::unique_ptr<DeviceBackend> vendor_device(const VendorWorker& worker);
+
+}  // namespace parasol::backend
+
+namespace parasol::backend::native {
+
+// The native CPU device; its traits (vendor_traits.h) say what it lacks of a
+// vendor's.
+std::unique_ptr<DeviceBackend> native_device();
+VendorTraits native_traits();
+
+}  // namespace parasol::backend::native
