@@ -90,11 +90,11 @@ struct DirectTransfer {
   bool record_with_event(core::Event& event, std::span<core::Event* const> deps,
                          std::span<core::Event* const> named, const core::Device* tail,
                          bool blocking) const;
-  // NVIDIA's blocking 64-byte read returns in 8 us (H100 host), its
-  // enqueue and wait on the event in 14-15 us, with a marker in 25 us; a
-  // 1 MB read in 0.12 against 0.15 ms, 16 MB alike (docs/benchmarks.md).
-  // The lane stays held during the call (its order is the vendor's): only
-  // transfers whose hold is short (about 0.4 ms at most) block there.
+  // A vendor's own blocking read returns sooner than an enqueue and a wait
+  // on its event (NVIDIA: about half the time for small reads; alike from
+  // 1 MB on, docs/benchmarks.md). The lane stays held during the call (its
+  // order is the vendor's): only transfers whose hold is short (about 0.4
+  // ms at most) block there.
   static constexpr std::size_t kVendorBlockingBytes = 4 << 20;
 
   // Each StarPU handle the accesses name, once, with their modes joined,

@@ -153,10 +153,9 @@ void CL_CALLBACK marker_done(cl_event, cl_int, void* data) {
 // A marker behind everything enqueued on the device's vendor queue so far
 // (the direct path's commands), whose end `clock` learns; null if the
 // vendor refused it. A kernel enqueued right after it starts once the
-// marker completes: its own time is counted from there. (Waiting for the
-// queue before enqueuing the kernel idled the device, and the direct path
-// filled the queue again meanwhile: on one H100 host heft then put half of
-// resident saxpy on PoCL.)
+// marker completes: its own time is counted from there. The kernel is not
+// held back until the queue drains: that idles the device, and the direct
+// path fills the queue again meanwhile.
 backend::VendorEvent backlog_marker(const core::Device& device, const std::shared_ptr<MarkerClock>& clock) {
   backend::VendorLock lock = backend::lock_vendor(device.worker());
   cl_event marker = nullptr;
