@@ -77,6 +77,45 @@ typedef cl_int(CL_API_CALL* clGetDeviceStatsPARASOL_fn)(cl_device_id device,
                                                         cl_parasol_device_stats* stats);
 typedef cl_int(CL_API_CALL* clResetDeviceStatsPARASOL_fn)(cl_device_id device);
 
+/* How commands reached a device since the process started (or the last
+ * clResetDeviceStatsPARASOL). A direct command is one Parasol enqueued on
+ * one of the device's vendor queues (its lanes) itself, without a StarPU
+ * task: kernels, migrations, and the reads, writes, copies, fills and maps
+ * its vendor does. Each is counted once, when it goes to the vendor, by the
+ * way it went:
+ *   direct_with_command:    with a Parasol event and a command object;
+ *   direct_without_command: with a Parasol event but no command object;
+ *   records:                without a Parasol event (nothing waits for it);
+ *   lane_commands[i]:       the three above that went to lane i (lane 0 is
+ *                           StarPU's own vendor queue of the device);
+ *   cross_lane_waits:       direct commands with an event that waited on the
+ *                           vendor for commands of the device's other lanes;
+ *   vendor_refusals:        direct commands whose enqueue failed (the vendor
+ *                           refused the command or its arguments), their
+ *                           events failing with that error (a record refused
+ *                           goes again with an event and counts there);
+ *   vendor_failures:        direct commands that failed in the vendor while
+ *                           running: their own vendor event, or the later one
+ *                           proving them done, ended with an error;
+ *   failed_drains:          drains of the device's lanes (a queue's
+ *                           clFinish) whose vendor clFinish failed: records
+ *                           without a vendor event failed, and nothing else
+ *                           could tell. */
+#define CL_PARASOL_MAX_LANES 8
+typedef struct cl_parasol_device_paths {
+  cl_ulong direct_with_command;
+  cl_ulong direct_without_command;
+  cl_ulong records;
+  cl_ulong lane_commands[CL_PARASOL_MAX_LANES];
+  cl_ulong cross_lane_waits;
+  cl_ulong vendor_refusals;
+  cl_ulong vendor_failures;
+  cl_ulong failed_drains;
+} cl_parasol_device_paths;
+
+typedef cl_int(CL_API_CALL* clGetDevicePathsPARASOL_fn)(cl_device_id device,
+                                                        cl_parasol_device_paths* paths);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,14 @@ cl_int CL_API_CALL clGetDeviceStatsPARASOL(cl_device_id device, cl_parasol_devic
   return CL_SUCCESS;
 }
 
+cl_int CL_API_CALL clGetDevicePathsPARASOL(cl_device_id device, cl_parasol_device_paths* paths) {
+  auto* d = checked<core::Device>(device);
+  PARASOL_REFUSE_IF(!d, CL_INVALID_DEVICE, "not a Parasol device");
+  PARASOL_REFUSE_IF(!paths, CL_INVALID_VALUE, "paths is null");
+  *paths = runtime::device_paths(d->worker());
+  return CL_SUCCESS;
+}
+
 cl_int CL_API_CALL clResetDeviceStatsPARASOL(cl_device_id device) {
   auto* d = checked<core::Device>(device);
   PARASOL_REFUSE_IF(!d, CL_INVALID_DEVICE, "not a Parasol device");
@@ -62,6 +70,7 @@ void* extension_function(const char* func_name) {
   };
   static const Entry entries[] = {
       {"clGetDeviceStatsPARASOL", reinterpret_cast<void*>(&clGetDeviceStatsPARASOL)},
+      {"clGetDevicePathsPARASOL", reinterpret_cast<void*>(&clGetDevicePathsPARASOL)},
       {"clResetDeviceStatsPARASOL", reinterpret_cast<void*>(&clResetDeviceStatsPARASOL)},
       {"clSetKernelDivideFunctionPARASOL",
        reinterpret_cast<void*>(&clSetKernelDivideFunctionPARASOL)},

@@ -9,8 +9,15 @@
 #include <string>
 
 #include "core/platform.h"
+#include "runtime/direct_launch.h"
 
 namespace parasol::runtime {
+
+static_assert(kMaxLanes == CL_PARASOL_MAX_LANES, "a lane without its own path counts");
+
+detail::DevicePathCounts* const detail::g_path_counts =
+    new detail::DevicePathCounts[STARPU_NMAXWORKERS];
+
 namespace {
 
 struct Counters {
@@ -73,6 +80,32 @@ void reset_device_stats(const backend::VendorWorker& w) {
   c.busy_ns = 0;
   c.bytes_in = node_in[w.memory_node].load(std::memory_order_relaxed);
   c.bytes_out = node_out[w.memory_node].load(std::memory_order_relaxed);
+  detail::DevicePathCounts& p = detail::g_path_counts[w.worker_id];
+  for (auto& lane : p.lanes)
+    for (auto& n : lane.by_path) n.store(0, std::memory_order_relaxed);
+  p.cross_lane_waits.store(0, std::memory_order_relaxed);
+  for (auto& n : p.by_event) n.store(0, std::memory_order_relaxed);
+}
+
+cl_parasol_device_paths device_paths(const backend::VendorWorker& w) {
+  const detail::DevicePathCounts& c = detail::g_path_counts[w.worker_id];
+  auto read = [](const std::atomic<std::uint64_t>& n) { return n.load(std::memory_order_relaxed); };
+  cl_parasol_device_paths p{};
+  for (unsigned i = 0; i < CL_PARASOL_MAX_LANES; ++i) {
+    const auto& by_path = c.lanes[i].by_path;
+    const std::uint64_t with = read(by_path[static_cast<unsigned>(DirectPath::WithCommand)]),
+                        without = read(by_path[static_cast<unsigned>(DirectPath::WithoutCommand)]),
+                        records = read(by_path[static_cast<unsigned>(DirectPath::Record)]);
+    p.direct_with_command += with;
+    p.direct_without_command += without;
+    p.records += records;
+    p.lane_commands[i] = with + without + records;
+  }
+  p.cross_lane_waits = read(c.cross_lane_waits);
+  p.vendor_refusals = read(c.by_event[static_cast<unsigned>(PathEvent::VendorRefusal)]);
+  p.vendor_failures = read(c.by_event[static_cast<unsigned>(PathEvent::VendorFailure)]);
+  p.failed_drains = read(c.by_event[static_cast<unsigned>(PathEvent::FailedDrain)]);
+  return p;
 }
 
 void print_device_stats() {

@@ -13,6 +13,7 @@
 #include "backend/vendor_handle.h"
 #include "backend/vendor_lock.h"
 #include "core/command_queue.h"
+#include "runtime/device_stats.h"
 #include "runtime/lane.h"
 #include "util/callback_scope.h"
 #include "util/clock.h"
@@ -243,10 +244,12 @@ void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_
 }
 
 cl_int event_record_status(const core::Event& event, cl_int status, const char* what) {
-  if (status < 0)
+  if (status < 0) {
     log::error(what, " (event ", event.id(), ") on ", event.executed_on()->label(),
                " failed in the vendor: ", error_name(status), " (", status, ")",
                event.direct_done() ? "" : ", as the later event proving it done did");
+    count_path_event(event.executed_on()->worker(), PathEvent::VendorFailure);
+  }
   return status;
 }
 

@@ -160,9 +160,11 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
   const LaneChoice lane(event, deps);
   log::debug(what, " (event ", event.id(), ") goes directly to ", device->label(), ", lane ",
              lane.lane(), ", behind ", lane.waits().size(), " events of its other lanes");
+  count_direct(device->worker(), lane.lane(), DirectPath::WithCommand, lane.waits().size());
   DirectSlot slot(event, lane);
   if (cl_int err = transfer.enqueue(pins, slot.place(), slot.event_out(done_)); err != CL_SUCCESS) {
     slot.release();
+    count_path_event(device->worker(), PathEvent::VendorRefusal);
     log::error(what, " of buffer data on ", device->label(),
                " refused by the vendor: ", error_name(err), " (", err, ")");
     pins.unused();
@@ -178,10 +180,12 @@ bool HostCommand::launch_direct(core::Event& event, std::span<core::Event* const
 
 namespace {
 void on_record_done(void* device, cl_int status, std::uint64_t) {
-  if (status < 0)
-    log::error("a transfer without an event on ", static_cast<core::Device*>(device)->label(),
-               " failed in the vendor: ", error_name(status), " (", status,
-               "); its buffer's contents are not to be trusted");
+  if (status < 0) {
+    const auto& d = *static_cast<core::Device*>(device);
+    log::error("a transfer without an event on ", d.label(), " failed in the vendor: ",
+               error_name(status), " (", status, "); its buffer's contents are not to be trusted");
+    count_path_event(d.worker(), PathEvent::VendorFailure);
+  }
 }
 }  // namespace
 
@@ -204,6 +208,7 @@ core::Device* DirectTransfer::record(const core::CommandQueue& queue, core::Even
   }
   log::debug(kWhat[static_cast<int>(form.kind)], " (no event) goes directly to ",
              target->label(), ", lane ", *lane, ",");
+  count_direct(target->worker(), *lane, DirectPath::Record);
   // Counted now: clFinish may return before the record's end has run.
   count_transfer(*target, form);
   hand_over_record(slot, pins, done, &on_record_done, target, 0, RecordEnd::OwnFailure);
@@ -234,6 +239,7 @@ bool DirectTransfer::record_with_event(core::Event& event, std::span<core::Event
     log::error(what, " of buffer data on ", device->label(),
                err != CL_SUCCESS ? " refused by the vendor: " : " returned no vendor event: ",
                error_name(status), " (", status, ")");
+    count_path_event(device->worker(), PathEvent::VendorRefusal);
     pins.unused();
     event.complete(status);
     return true;
@@ -241,6 +247,7 @@ bool DirectTransfer::record_with_event(core::Event& event, std::span<core::Event
   log::debug(what, " (event ", event.id(), ", no command kept) goes directly to ",
              device->label(), ", lane ", lane.lane(), ", behind ", lane.waits().size(),
              " events of its other lanes");
+  count_direct(device->worker(), lane.lane(), DirectPath::WithoutCommand, lane.waits().size());
   // Counted now, as a record's: its end has no form to count.
   count_transfer(*device, form);
   hand_over_direct(slot, event, pins, done, &DirectTransfer::on_event_record_done, &event,
@@ -325,11 +332,14 @@ core::Device* DirectTransfer::lease_target(const core::CommandQueue& queue,
 void HostCommand::on_vendor_done(void* self, cl_int status, std::uint64_t) {
   auto* cmd = static_cast<HostCommand*>(self);
   if (cmd->done_) clReleaseEvent(cmd->done_);
-  if (status < 0)
+  const core::Device& device = *cmd->event_->executed_on();
+  if (status < 0) {
     log::error("transfer of event ", cmd->event_->id(), " failed in the vendor: ", error_name(status),
                " (", status, ")");
-  else
-    count_transfer(*cmd->event_->executed_on(), *cmd->vendor_form_);
+    count_path_event(device.worker(), PathEvent::VendorFailure);
+  } else {
+    count_transfer(device, *cmd->vendor_form_);
+  }
   if (trace::enabled()) trace::record(*cmd->event_, nullptr, cmd->bytes_, status);
   cmd->event_->complete(status < 0 ? status : CL_COMPLETE);  // may destroy cmd
 }

@@ -6,6 +6,7 @@
 #include "backend/deferred_release.h"
 #include "backend/vendor_handle.h"
 #include "core/event.h"
+#include "runtime/device_stats.h"
 #include "util/callback_scope.h"
 #include "util/clock.h"
 #include "util/error_name.h"
@@ -370,10 +371,12 @@ void drain_direct(const core::Device& device) {
       // wait (docs/benchmarks.md). A failure among them shows in the next
       // event of the lane (RecordEnd) and, where the vendor reports it, here.
       const std::uint64_t through = lane.launched.load(std::memory_order_acquire);
-      if (const cl_int err = *finish_lane(lane); err != CL_SUCCESS)
+      if (const cl_int err = *finish_lane(lane); err != CL_SUCCESS) {
         log::error("commands without an event on ", device.label(),
                    " may have failed in the vendor: its clFinish says ", error_name(err), " (",
                    err, ")");
+        count_path_event(device.worker(), PathEvent::FailedDrain);
+      }
       std::uint64_t seen = lane.finished_through.load(std::memory_order_relaxed);
       while (seen < through && !lane.finished_through.compare_exchange_weak(
                                    seen, through, std::memory_order_acq_rel))

@@ -53,12 +53,14 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
   log::debug("command '", name(), "' (event ", event.id(), ") goes directly to ", device->label(),
              ", lane ", lane.lane(), ", behind ", lane.waits().size(),
              " events of its other lanes: its data is resident there");
+  count_direct(device->worker(), lane.lane(), DirectPath::WithCommand, lane.waits().size());
   started_ = now_ns();
   DirectSlot slot(event, lane);
   status_ = execute(pins.interfaces(), *device, slot.place(), slot.event_out(done_));
   if (status_ != CL_COMPLETE || (slot.wants_event() && !done_)) {
     // The vendor refused it (the event fails with its error), or there was
     // nothing to enqueue (a migration: the leases brought the data).
+    if (status_ != CL_COMPLETE) count_path_event(device->worker(), PathEvent::VendorRefusal);
     slot.release();
     pins.unused();
     on_done(this);
@@ -111,6 +113,7 @@ core::Device* TaskCommand::try_record(core::Event* previous, const core::Device*
   }
   log::debug("command '", name(), "' (no event) goes directly to ", device->label(), ", lane ",
              *lane, ",");
+  count_direct(device->worker(), *lane, DirectPath::Record);
   hand_over_record(slot, pins, done, &TaskCommand::on_record_done, device, launched,
                    RecordEnd::Always);
   return device;
@@ -133,6 +136,7 @@ bool TaskCommand::try_record_with_event(core::Event& event, std::span<core::Even
   const cl_int status = execute(pins.interfaces(), *device, slot.place(), slot.event_out(done));
   if (status != CL_COMPLETE || (slot.wants_event() && !done)) {
     slot.release();  // refused (execute() said why): the event fails with its error
+    if (status != CL_COMPLETE) count_path_event(device->worker(), PathEvent::VendorRefusal);
     pins.unused();
     event.complete(status);
     return true;
@@ -140,6 +144,7 @@ bool TaskCommand::try_record_with_event(core::Event& event, std::span<core::Even
   log::debug("command '", name(), "' (event ", event.id(), ", no command kept) goes directly to ",
              device->label(), ", lane ", lane.lane(), ", behind ", lane.waits().size(),
              " events of its other lanes");
+  count_direct(device->worker(), lane.lane(), DirectPath::WithoutCommand, lane.waits().size());
   hand_over_direct(slot, event, pins, done, &TaskCommand::on_event_record_done, &event,
                    DoneHolder::Event);
   return true;
@@ -154,15 +159,21 @@ void TaskCommand::on_event_record_done(void* self, cl_int proof_status, std::uin
 
 void TaskCommand::on_record_done(void* device, cl_int proof_status, std::uint64_t launched) {
   const auto& d = *static_cast<const core::Device*>(device);
-  if (proof_status < 0)
+  if (proof_status < 0) {
     log::error("a command without an event on ", d.label(), " failed in the vendor: ",
                error_name(proof_status), " (", proof_status,
                "); what it wrote is not to be trusted");
+    count_path_event(d.worker(), PathEvent::VendorFailure);
+  }
   record_command(d.worker().worker_id, now_ns() - launched);
 }
 
 void TaskCommand::on_direct_done(void* self, cl_int proof_status, std::uint64_t) {
   auto* cmd = static_cast<TaskCommand*>(self);
+  // Its own vendor event's status, or the later event's that proved it done
+  // (on_done() reads the former again, and says so).
+  if (proof_status < 0)
+    count_path_event(cmd->event_->executed_on()->worker(), PathEvent::VendorFailure);
   if (!cmd->done_ && proof_status < 0) {
     const core::Device* d = cmd->event_->executed_on();
     log::error("command '", cmd->name(), "' (event ", cmd->event_->id(), ") on ", d->label(),

@@ -11,11 +11,8 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <set>
-#include <string>
 #include <vector>
 
-#include "support/captured_log.h"
 #include "support/parasol_test.h"
 
 using namespace parasol_test;
@@ -24,7 +21,6 @@ namespace {
 
 // Before Parasol's first call: the environment is read once.
 const bool kLanes = (setenv("PARASOL_LANES", "4", 1), true);
-const bool kLogInstalled = (captured_log(), true);
 
 // Each block's accelerations from every position (n work per item: long
 // enough that PoCL's two threads run the blocks of several lanes at once),
@@ -65,23 +61,42 @@ void step_on_cpu(std::vector<float>& pos) {
   for (size_t i = 0; i < n; ++i) pos[i] += acc[i];
 }
 
-// The lanes named by the direct launches logged since the last call.
-std::set<std::string> lanes_logged(const std::string& log) {
-  std::set<std::string> lanes;
-  for (size_t at = log.find(", lane "); at != std::string::npos; at = log.find(", lane ", at + 1))
-    lanes.insert(log.substr(at + 7, log.find(',', at + 7) - at - 7));
-  return lanes;
+// How commands reached a device (clGetDevicePathsPARASOL).
+cl_parasol_device_paths device_paths(cl_device_id d) {
+  static const auto fn = reinterpret_cast<clGetDevicePathsPARASOL_fn>(
+      clGetExtensionFunctionAddressForPlatform(parasol_platform(), "clGetDevicePathsPARASOL"));
+  REQUIRE(fn);
+  cl_parasol_device_paths p{};
+  CL_REQUIRE(fn(d, &p));
+  return p;
 }
+
+// The direct launches of a device since `before` (device_paths()), and how
+// many lanes they went to.
+struct LaneUse {
+  cl_ulong direct = 0, cross_lane_waits = 0;
+  int lanes = 0;
+  LaneUse(cl_device_id d, const cl_parasol_device_paths& before) {
+    const cl_parasol_device_paths now = device_paths(d);
+    for (int i = 0; i < CL_PARASOL_MAX_LANES; ++i) {
+      const cl_ulong here = now.lane_commands[i] - before.lane_commands[i];
+      direct += here;
+      lanes += here > 0;
+    }
+    cross_lane_waits = now.cross_lane_waits - before.cross_lane_waits;
+  }
+};
 
 // PoCL's first device, a queue on it with `properties`, the program above.
 struct OnPocl {
+  cl_device_id dev = nullptr;
   cl_context ctx = nullptr;
   cl_command_queue q = nullptr;
   cl_program prog = nullptr;
   explicit OnPocl(cl_command_queue_properties properties) {
     auto devs = pocl_devices();
     REQUIRE(!devs.empty());
-    cl_device_id dev = devs[0];
+    dev = devs[0];
     cl_int err;
     ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
     CL_REQUIRE(err);
@@ -131,7 +146,7 @@ TEST_CASE("independent kernels of an out-of-order queue spread over lanes, and t
   cl_mem scratch = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof(float), nullptr, &err);
   CL_REQUIRE(err);
   set_args(busy, scratch, cl_uint{50'000'000});
-  captured_log().take();
+  const cl_parasol_device_paths before = device_paths(on.dev);
   const int steps = 4;
   cl_event ready = nullptr;  // the previous update (first: the busy kernel)
   const size_t one = 1;
@@ -166,11 +181,11 @@ TEST_CASE("independent kernels of an out-of-order queue spread over lanes, and t
   CHECK(bad == 0);
 
   // They did go to several lanes, and some waited across them.
-  const std::string log = captured_log().take();
-  const auto lanes = lanes_logged(log);
-  INFO(log.substr(0, 4000));
-  CHECK(lanes.size() >= 2);
-  CHECK(count(log, "behind 0 events") < count(log, "goes directly to"));
+  const LaneUse use(on.dev, before);
+  INFO(use.direct << " direct launches on " << use.lanes << " lanes, " << use.cross_lane_waits
+                  << " waiting across lanes");
+  CHECK(use.lanes >= 2);
+  CHECK(use.cross_lane_waits > 0);
 
   for (cl_mem m : acc) clReleaseMemObject(m);
   clReleaseMemObject(pos_buf);
@@ -199,7 +214,7 @@ TEST_CASE("an in-order queue keeps every command on one lane") {
   // Warm: the buffers leased on the device, so what follows goes direct.
   CL_REQUIRE(clEnqueueNDRangeKernel(q, forces, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
   CL_REQUIRE(clFinish(q));
-  captured_log().take();
+  const cl_parasol_device_paths before = device_paths(on.dev);
   std::vector<cl_event> events(8);
   for (auto& e : events)
     CL_REQUIRE(clEnqueueNDRangeKernel(q, forces, 1, nullptr, &global, nullptr, 0, nullptr, &e));
@@ -208,10 +223,10 @@ TEST_CASE("an in-order queue keeps every command on one lane") {
     CHECK(event_status(e) == CL_COMPLETE);
     clReleaseEvent(e);
   }
-  const std::string log = captured_log().take();
-  INFO(log.substr(0, 4000));
-  CHECK(count(log, "goes directly to") >= 8);
-  CHECK(lanes_logged(log).size() == 1);
+  const LaneUse use(on.dev, before);
+  INFO(use.direct << " direct launches on " << use.lanes << " lanes");
+  CHECK(use.direct >= 8);
+  CHECK(use.lanes == 1);
   std::vector<float> out(n);
   CL_REQUIRE(clEnqueueReadBuffer(q, acc, CL_TRUE, 0, n * sizeof(float), out.data(), 0, nullptr,
                                  nullptr));
@@ -266,7 +281,7 @@ TEST_CASE("separate in-order queues of one device take separate lanes, keep thei
                                       nullptr));
   }
   for (cl_command_queue q : qs) CL_REQUIRE(clFinish(q));
-  captured_log().take();
+  const cl_parasol_device_paths before = device_paths(dev);
   std::vector<cl_event> last(kQueues, nullptr);
   for (int s = 1; s < kSteps; ++s)
     for (int i = 0; i < kQueues; ++i) {
@@ -297,10 +312,10 @@ TEST_CASE("separate in-order queues of one device take separate lanes, keep thei
   CHECK(bad == 0);
 
   // The queues' direct commands went to more than one lane.
-  const std::string log = captured_log().take();
-  INFO(log.substr(0, 4000));
-  CHECK(count(log, "goes directly to") >= kQueues * (kSteps - 1));
-  CHECK(lanes_logged(log).size() >= 2);
+  const LaneUse use(dev, before);
+  INFO(use.direct << " direct launches on " << use.lanes << " lanes");
+  CHECK(use.direct >= kQueues * (kSteps - 1));
+  CHECK(use.lanes >= 2);
 
   for (cl_event e : last)
     if (e) clReleaseEvent(e);
