@@ -79,6 +79,15 @@ class DeviceBackend {
   // From a binary: CL_SUCCESS or CL_INVALID_BINARY, and what it holds.
   virtual cl_int create_from_binary(DeviceProgram& program, std::span<const unsigned char> binary,
                                     cl_program_binary_type& type, std::string& log) const = 0;
+  // The device's built-in kernels `names` (';'-separated, each one the
+  // device lists): CL_SUCCESS or the vendor's error; status and type are
+  // the vendor's (a vendor may want the program built before its kernels
+  // are made).
+  virtual cl_int create_from_built_ins(DeviceProgram& program, const std::string& names,
+                                       cl_build_status& status,
+                                       cl_program_binary_type& type) const = 0;
+  // CL_DEVICE_BUILT_IN_KERNELS: ';'-separated, empty when none.
+  virtual std::string built_in_kernels() const = 0;
   // An executable; from_source false: the program came from an executable
   // binary.
   virtual BuildOutcome build(DeviceProgram& program, const std::string& source, bool from_source,

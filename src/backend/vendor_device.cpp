@@ -92,6 +92,12 @@ class VendorDevice final : public DeviceBackend {
   cl_int create_from_source(DeviceProgram& program, const std::string& source) const override;
   cl_int create_from_binary(DeviceProgram& program, std::span<const unsigned char> binary,
                             cl_program_binary_type& type, std::string& log) const override;
+  cl_int create_from_built_ins(DeviceProgram& program, const std::string& names,
+                               cl_build_status& status,
+                               cl_program_binary_type& type) const override;
+  std::string built_in_kernels() const override {
+    return device_string(worker_.device, CL_DEVICE_BUILT_IN_KERNELS);
+  }
   BuildOutcome build(DeviceProgram& program, const std::string& source, bool from_source,
                      const std::string& options) const override;
   BuildOutcome compile(DeviceProgram& program, const std::string& source,
@@ -179,6 +185,25 @@ cl_int VendorDevice::create_from_binary(DeviceProgram& program,
   if (clGetProgramBuildInfo(program.vendor.get(), d, CL_PROGRAM_BINARY_TYPE, sizeof type, &type,
                             nullptr) != CL_SUCCESS)
     type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+  return CL_SUCCESS;
+}
+
+cl_int VendorDevice::create_from_built_ins(DeviceProgram& program, const std::string& names,
+                                           cl_build_status& status,
+                                           cl_program_binary_type& type) const {
+  cl_device_id d = worker_.device;
+  cl_int err = CL_SUCCESS;
+  VendorLock lock = lock_vendor(worker_);
+  program.vendor.set_platform(worker_.platform);
+  program.vendor.reset(
+      clCreateProgramWithBuiltInKernels(worker_.context, 1, &d, names.c_str(), &err));
+  if (err != CL_SUCCESS) return err;
+  status = CL_BUILD_NONE;
+  type = CL_PROGRAM_BINARY_TYPE_NONE;
+  clGetProgramBuildInfo(program.vendor.get(), d, CL_PROGRAM_BUILD_STATUS, sizeof status, &status,
+                        nullptr);
+  clGetProgramBuildInfo(program.vendor.get(), d, CL_PROGRAM_BINARY_TYPE, sizeof type, &type,
+                        nullptr);
   return CL_SUCCESS;
 }
 
@@ -351,8 +376,7 @@ cl_int VendorDevice::info(cl_device_info param, InfoOut& out, cl_platform_id) co
     case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
       return out.scalar(cl_device_device_enqueue_capabilities{0});
     case CL_DEVICE_IL_VERSION: return out.string("");
-    case CL_DEVICE_ILS_WITH_VERSION:
-    case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION: return out.bytes(nullptr, 0);
+    case CL_DEVICE_ILS_WITH_VERSION: return out.bytes(nullptr, 0);
     case CL_DEVICE_EXTENSIONS_WITH_VERSION: {
       auto list = name_versions(v, param, &dropped_extension);
       return out.bytes(list.data(), list.size() * sizeof(cl_name_version));

@@ -44,6 +44,50 @@ Program::Program(Context* context, const std::vector<Device*>& devices,
   }
 }
 
+namespace {
+
+std::vector<std::string> split_names(const std::string& list) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    std::size_t end = std::min(list.find(';', at), list.size());
+    std::string name = list.substr(at, end - at);
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    if (!name.empty()) out.push_back(name);
+    at = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+Program::Program(Context* context, const std::vector<Device*>& devices, const std::string& names,
+                 BuiltIn, cl_int& err)
+    : context_(context), origin_(Origin::BuiltIn) {
+  err = CL_SUCCESS;
+  const std::vector<std::string> wanted = split_names(names);
+  std::vector<bool> found(wanted.size(), false);
+  for (Device* d : devices) {
+    DeviceBuild b;
+    b.device = d;
+    const std::vector<std::string> offered = split_names(d->backend().built_in_kernels());
+    std::string own;
+    for (std::size_t i = 0; i < wanted.size(); ++i)
+      if (std::find(offered.begin(), offered.end(), wanted[i]) != offered.end()) {
+        own += (own.empty() ? "" : ";") + wanted[i];
+        found[i] = true;
+      }
+    if (!own.empty())
+      if (cl_int e = d->backend().create_from_built_ins(b.program, own, b.status, b.binary_type);
+          e != CL_SUCCESS)
+        err = e;
+    builds_.push_back(std::move(b));
+  }
+  if (wanted.empty() || std::find(found.begin(), found.end(), false) != found.end())
+    err = CL_INVALID_VALUE;
+}
+
 Program::Program(Context* context, Linked) : context_(context), origin_(Origin::Linked) {}
 
 DeviceBuild* Program::build_for(const Device* d) {

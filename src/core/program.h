@@ -41,13 +41,20 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
           const std::vector<std::vector<unsigned char>>& binaries, cl_int* binary_status,
           cl_int& err);
 
+  // The built-in kernels `names` (';'-separated) of devices, each device
+  // given those of the names it lists (CL_DEVICE_BUILT_IN_KERNELS).
+  // CL_INVALID_VALUE in err if a name is none's, else the vendors' errors.
+  struct BuiltIn {};
+  Program(Context* context, const std::vector<Device*>& devices, const std::string& names,
+          BuiltIn, cl_int& err);
+
   // Linked by clLinkProgram: see link().
   struct Linked {};
   Program(Context* context, Linked);
 
   Context* context() const { return context_.get(); }
   const std::string& source() const { return source_; }
-  enum class Origin { Source, Binary, Linked };
+  enum class Origin { Source, Binary, BuiltIn, Linked };
   Origin origin() const { return origin_; }
 
   // Builds for each listed device (in parallel, one thread per device).

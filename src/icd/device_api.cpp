@@ -70,7 +70,6 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_nam
       // Parasol orders commands itself, so every device takes both.
       return out.scalar(cl_command_queue_properties{CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE |
                                                     CL_QUEUE_PROFILING_ENABLE});
-    case CL_DEVICE_BUILT_IN_KERNELS: return out.string("");
     case CL_DEVICE_EXECUTION_CAPABILITIES:
       // Native kernels run on Parasol's own CPU device, not on a vendor's.
       return out.scalar(dev->worker().traits.runs_host_functions

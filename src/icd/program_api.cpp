@@ -95,13 +95,30 @@ cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num
   });
 }
 
-cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_uint,
-                                                         const cl_device_id*, const char*,
+cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices,
+                                                         const cl_device_id* device_list,
+                                                         const char* kernel_names,
                                                          cl_int* errcode_ret) {
   return produce<cl_program>(errcode_ret, [&]() -> Produced<cl_program> {
-    PARASOL_REFUSE_IF(!checked<Context>(context), CL_INVALID_CONTEXT, "not a live Parasol context");
-    // CL_DEVICE_BUILT_IN_KERNELS is empty on every Parasol device.
-    return refuse(__func__, CL_INVALID_VALUE, "no device has built-in kernels");
+    auto* ctx = checked<Context>(context);
+    PARASOL_REFUSE_IF(!ctx, CL_INVALID_CONTEXT, "not a live Parasol context");
+    PARASOL_REFUSE_IF(num_devices == 0 || !device_list, CL_INVALID_VALUE, "no devices given");
+    PARASOL_REFUSE_IF(!kernel_names, CL_INVALID_VALUE, "kernel_names is null");
+    std::vector<Device*> devices;
+    for (cl_uint i = 0; i < num_devices; ++i) {
+      auto* d = checked<Device>(device_list[i]);
+      PARASOL_REFUSE_IF(!d || !ctx->has_device(d), CL_INVALID_DEVICE, "device_list[", i,
+                        "] is not a device of the context");
+      devices.push_back(d);
+    }
+    cl_int err = CL_SUCCESS;
+    auto* p = core::create<Program>(ctx, devices, kernel_names, Program::BuiltIn{}, err);
+    if (err != CL_SUCCESS) {
+      p->release_api();
+      return refuse(__func__, err, "built-in kernels \"", kernel_names,
+                    "\" are not all offered by the listed devices (CL_DEVICE_BUILT_IN_KERNELS)");
+    }
+    return p->handle();
   });
 }
 

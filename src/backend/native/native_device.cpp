@@ -54,6 +54,11 @@ class NativeDevice final : public DeviceBackend {
   }
   cl_int create_from_binary(DeviceProgram& program, std::span<const unsigned char> binary,
                             cl_program_binary_type& type, std::string& log) const override;
+  cl_int create_from_built_ins(DeviceProgram&, const std::string&, cl_build_status&,
+                               cl_program_binary_type&) const override {
+    return CL_INVALID_VALUE;  // it has none
+  }
+  std::string built_in_kernels() const override { return {}; }
   BuildOutcome build(DeviceProgram& program, const std::string& source, bool from_source,
                      const std::string& options) const override;
   BuildOutcome compile(DeviceProgram& program, const std::string& source,
@@ -220,6 +225,7 @@ cl_int NativeDevice::info(cl_device_info param, InfoOut& out, cl_platform_id par
     case CL_DEVICE_COMPILER_AVAILABLE: return out.scalar(cl_bool{CL_TRUE});
     case CL_DEVICE_LINKER_AVAILABLE: return out.scalar(cl_bool{CL_TRUE});
     case CL_DEVICE_NAME: return out.string(facts_.name);
+    case CL_DEVICE_BUILT_IN_KERNELS: return out.string("");
     case CL_DEVICE_VENDOR: return out.string("Parasol");
     // The forms of OpenCL 1.2, 4.2: "major_number.minor_number",
     // "OpenCL<space><major.minor><space><vendor-specific information>" and
