@@ -83,6 +83,9 @@ typedef cl_int(CL_API_CALL* clResetDeviceStatsPARASOL_fn)(cl_device_id device);
  * task: kernels, migrations, and the reads, writes, copies, fills and maps
  * its vendor does. Each is counted once, when it goes to the vendor, by the
  * way it went:
+ *   tasks:                  StarPU tasks that ran on the device (kernels,
+ *                           native kernels, migrations; the host commands
+ *                           StarPU runs in main RAM are no device's);
  *   direct_with_command:    with a Parasol event and a command object;
  *   direct_without_command: with a Parasol event but no command object;
  *   records:                without a Parasol event (nothing waits for it);
@@ -103,6 +106,7 @@ typedef cl_int(CL_API_CALL* clResetDeviceStatsPARASOL_fn)(cl_device_id device);
  *                           could tell. */
 #define CL_PARASOL_MAX_LANES 8
 typedef struct cl_parasol_device_paths {
+  cl_ulong tasks;
   cl_ulong direct_with_command;
   cl_ulong direct_without_command;
   cl_ulong records;

@@ -102,6 +102,7 @@ cl_parasol_device_paths device_paths(const backend::VendorWorker& w) {
     p.lane_commands[i] = with + without + records;
   }
   p.cross_lane_waits = read(c.cross_lane_waits);
+  p.tasks = read(c.by_event[static_cast<unsigned>(PathEvent::Task)]);
   p.vendor_refusals = read(c.by_event[static_cast<unsigned>(PathEvent::VendorRefusal)]);
   p.vendor_failures = read(c.by_event[static_cast<unsigned>(PathEvent::VendorFailure)]);
   p.failed_drains = read(c.by_event[static_cast<unsigned>(PathEvent::FailedDrain)]);

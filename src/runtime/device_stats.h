@@ -29,7 +29,7 @@ void print_device_stats();
 // How a direct command went to its vendor (cl_parasol_device_paths).
 enum class DirectPath : unsigned { WithCommand, WithoutCommand, Record };
 // What else the paths count, per device.
-enum class PathEvent : unsigned { VendorRefusal, VendorFailure, FailedDrain };
+enum class PathEvent : unsigned { Task, VendorRefusal, VendorFailure, FailedDrain };
 
 namespace detail {
 // One cache line per lane: lanes are there for commands enqueued side by
@@ -40,7 +40,7 @@ struct alignas(64) LanePathCounts {
 struct DevicePathCounts {
   LanePathCounts lanes[CL_PARASOL_MAX_LANES];
   alignas(64) std::atomic<std::uint64_t> cross_lane_waits{0};
-  std::atomic<std::uint64_t> by_event[3]{};
+  std::atomic<std::uint64_t> by_event[4]{};
 };
 // Per StarPU worker (STARPU_NMAXWORKERS). Never destroyed: a lane's waiter
 // may still end commands at exit.

@@ -87,6 +87,7 @@ bool TaskCommand::fits_on(const core::Device& device) const {
 core::Device& TaskCommand::begin_on_worker() {
   core::Device* device = core::Platform::instance().device_for_worker(starpu_worker_get_id());
   event_->set_executed_on(device);
+  count_path_event(device->worker(), PathEvent::Task);
   log::debug("command '", name(), "' (event ", event_->id(), ") starts on ", device->label(), ", ",
              pinned_ ? "its device queue's device" : "chosen by its context's policy");
   event_->set_running();

@@ -61,16 +61,6 @@ void step_on_cpu(std::vector<float>& pos) {
   for (size_t i = 0; i < n; ++i) pos[i] += acc[i];
 }
 
-// How commands reached a device (clGetDevicePathsPARASOL).
-cl_parasol_device_paths device_paths(cl_device_id d) {
-  static const auto fn = reinterpret_cast<clGetDevicePathsPARASOL_fn>(
-      clGetExtensionFunctionAddressForPlatform(parasol_platform(), "clGetDevicePathsPARASOL"));
-  REQUIRE(fn);
-  cl_parasol_device_paths p{};
-  CL_REQUIRE(fn(d, &p));
-  return p;
-}
-
 // The direct launches of a device since `before` (device_paths()), and how
 // many lanes they went to.
 struct LaneUse {

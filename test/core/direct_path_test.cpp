@@ -23,16 +23,6 @@ using namespace parasol_test;
 
 namespace {
 
-// How commands reached a device (clGetDevicePathsPARASOL).
-cl_parasol_device_paths device_paths(cl_device_id d) {
-  static const auto fn = reinterpret_cast<clGetDevicePathsPARASOL_fn>(
-      clGetExtensionFunctionAddressForPlatform(parasol_platform(), "clGetDevicePathsPARASOL"));
-  REQUIRE(fn);
-  cl_parasol_device_paths p{};
-  CL_REQUIRE(fn(d, &p));
-  return p;
-}
-
 // Direct commands, by the way they went, summed over every device.
 struct Placements {
   cl_ulong with_command = 0, without_command = 0, records = 0;
@@ -235,12 +225,15 @@ TEST_CASE("an evented chain on a device queue goes direct without command object
   LeasedBuffer b;
   auto& [dev, ctx, q, prog, k] = b.d;
   const cl_ulong commands_before = device_stats(dev).commands;
+  const cl_ulong tasks_before = device_paths(dev).tasks;
   constexpr int kSteps = 40;
   const cl_ulong slim = evented_chain(q, k, b.y, b.want, b.n, kSteps, dev);
   // Counted once each in the device's statistics, as every command is.
   CHECK(device_stats(dev).commands >= commands_before + kSteps);
   INFO("launches without a command object: " << slim);
   CHECK(slim == cl_ulong(direct_enabled() ? kSteps : 0));
+  // Without the direct path each launch is a StarPU task on the device.
+  if (!direct_enabled()) CHECK(device_paths(dev).tasks - tasks_before >= cl_ulong(kSteps));
 }
 
 TEST_CASE("on a context queue an evented chain goes without command objects only where no other "

@@ -27,16 +27,6 @@ namespace {
 // Before main(): the fault vendor reads it when Parasol first asks its name.
 const bool kPosesAsNvidia = (setenv("PARASOL_FAULT_PLATFORM_NAME", "NVIDIA CUDA", 1), true);
 
-// How commands reached a device (clGetDevicePathsPARASOL).
-cl_parasol_device_paths device_paths(cl_device_id d) {
-  static const auto fn = reinterpret_cast<clGetDevicePathsPARASOL_fn>(
-      clGetExtensionFunctionAddressForPlatform(parasol_platform(), "clGetDevicePathsPARASOL"));
-  REQUIRE(fn);
-  cl_parasol_device_paths p{};
-  CL_REQUIRE(fn(d, &p));
-  return p;
-}
-
 // A queue on the Fault Device, its kernel set to scale a buffer of ones.
 struct OnFaultDevice {
   cl_device_id fd = fault_device();

@@ -20,16 +20,6 @@ constexpr size_t kOne = 1;
 
 namespace {
 
-// How commands reached a device (clGetDevicePathsPARASOL).
-cl_parasol_device_paths device_paths(cl_device_id d) {
-  static const auto fn = reinterpret_cast<clGetDevicePathsPARASOL_fn>(
-      clGetExtensionFunctionAddressForPlatform(parasol_platform(), "clGetDevicePathsPARASOL"));
-  REQUIRE(fn);
-  cl_parasol_device_paths p{};
-  CL_REQUIRE(fn(d, &p));
-  return p;
-}
-
 cl_device_id pocl_device() {
   auto devs = pocl_devices();
   REQUIRE(!devs.empty());

@@ -80,6 +80,15 @@ cl_parasol_device_stats device_stats(cl_device_id d) {
   return s;
 }
 
+cl_parasol_device_paths device_paths(cl_device_id d) {
+  static const auto fn = reinterpret_cast<clGetDevicePathsPARASOL_fn>(
+      clGetExtensionFunctionAddressForPlatform(parasol_platform(), "clGetDevicePathsPARASOL"));
+  REQUIRE(fn);
+  cl_parasol_device_paths p{};
+  CL_REQUIRE(fn(d, &p));
+  return p;
+}
+
 std::string vendor_of(cl_device_id d) {
   char name[256] = "";
   clGetDeviceInfo(d, CL_DEVICE_VENDOR_PLATFORM_NAME_PARASOL, sizeof name, name, nullptr);

@@ -49,6 +49,8 @@ std::string vendor_of(cl_device_id d);  // CL_DEVICE_VENDOR_PLATFORM_NAME_PARASO
 cl_device_id ran_on(cl_event e);
 // clGetDeviceStatsPARASOL: commands, busy time, bytes moved of a device.
 cl_parasol_device_stats device_stats(cl_device_id d);
+// How commands reached a device (clGetDevicePathsPARASOL).
+cl_parasol_device_paths device_paths(cl_device_id d);
 
 // Owning wrappers so a failed REQUIRE never leaks handles.
 struct Context {
