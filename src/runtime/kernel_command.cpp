@@ -116,22 +116,25 @@ void KernelCommand::keep_inputs() {
 
 namespace {
 
-// policy_keeps_on() asks StarPU's models about every device: a CRC of the
-// launch shape and a history lookup per device, about 5,000 instructions, a
-// third of a context-queue launch on PoCL. A yes changes only as the models
-// learn, so each enqueuing thread keeps it a few milliseconds (no lock),
-// keyed by kernel, launch shape, resident device and scheduling context. A
-// no is asked again every time: the command goes through StarPU then, which
-// costs far more, and the models it teaches may turn the answer at once.
-struct KeepMemo {  // a yes of policy_keeps_on()
+// policy_keeps_on() and policy_places_without_data() ask StarPU's models
+// about every device: a CRC of the launch shape and a history lookup per
+// device, about 5,000 instructions, a third of a context-queue launch on
+// PoCL. A device they name changes only as the models learn, so each
+// enqueuing thread keeps it a few milliseconds (no lock), keyed by kernel,
+// launch shape, resident device (null: a command without data) and
+// scheduling context. A refusal is asked again every time: the command goes
+// through StarPU then, which costs far more, and the models it teaches may
+// turn the answer at once.
+struct PlaceMemo {
   const core::Kernel* kernel = nullptr;
   const core::Device* resident = nullptr;
   std::uint64_t shape = 0;
   unsigned sched_ctx = 0;
   std::uint64_t until = 0;
+  core::Device* chosen = nullptr;
 };
-constexpr std::uint64_t kKeepMemoNs = 10'000'000;
-thread_local std::array<KeepMemo, 8> t_keep_memo;  // yes answers only
+constexpr std::uint64_t kPlaceMemoNs = 10'000'000;
+thread_local std::array<PlaceMemo, 8> t_place_memo;  // devices named only
 
 // The footprint's inputs (NDRange, buffer sizes) mixed cheaply: a key for
 // the memo, not the footprint StarPU's saved models are keyed by.
@@ -154,8 +157,8 @@ std::uint64_t shape_key(std::span<const core::KernelArg> args, const NDRange& ra
 bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
   const std::uint64_t shape = shape_key(args_, range_);
   const std::uint64_t now = now_ns();
-  KeepMemo& memo =
-      t_keep_memo[(shape ^ (reinterpret_cast<std::uintptr_t>(kernel_.get()) >> 4)) % t_keep_memo.size()];
+  PlaceMemo& memo =
+      t_place_memo[(shape ^ (reinterpret_cast<std::uintptr_t>(kernel_.get()) >> 4)) % t_place_memo.size()];
   if (memo.kernel == kernel_.get() && memo.resident == &resident && memo.shape == shape &&
       memo.sched_ctx == sched_ctx() && now < memo.until)
     return true;
@@ -190,8 +193,47 @@ bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
   }
   log::debug("kernel ", kernel_->name(), ": stays on ", resident.label(), " (", here,
              " us there, ", best_elsewhere, " us on the fastest other device)");
-  memo = {kernel_.get(), &resident, shape, sched_ctx(), now + kKeepMemoNs};
+  memo = {kernel_.get(), &resident, shape, sched_ctx(), now + kPlaceMemoNs,
+          const_cast<core::Device*>(&resident)};
   return true;
+}
+
+core::Device* KernelCommand::policy_places_without_data() const {
+  const std::uint64_t shape = shape_key(args_, range_);
+  const std::uint64_t now = now_ns();
+  PlaceMemo& memo =
+      t_place_memo[(shape ^ (reinterpret_cast<std::uintptr_t>(kernel_.get()) >> 4)) % t_place_memo.size()];
+  if (memo.kernel == kernel_.get() && !memo.resident && memo.shape == shape &&
+      memo.sched_ctx == sched_ctx() && now < memo.until)
+    return memo.chosen;
+  // Nothing to move: the fastest device by the models, as a time-based
+  // policy would place it once calibrated (only StarPU's launches teach the
+  // models, so every device must know this launch shape first). A device
+  // only StarPU's path reaches pays that path on every command: if one
+  // still wins, StarPU places the command.
+  const std::uint32_t fp = footprint();
+  starpu_codelet* cl = kernel_codelet(kernel_->model_symbol());
+  core::Device* best = nullptr;
+  double best_us = INFINITY;
+  for (core::Device* d : kernel_->program()->context()->devices()) {
+    if (!can_run_on(*d) || !kernel_->program()->context()->in_rotation(d)) continue;
+    const double t = schedulers::model_expected_us(cl, fp, d->worker().worker_id, sched_ctx());
+    if (std::isnan(t)) {
+      log::debug("kernel ", kernel_->name(), ": no model of its launch shape on ", d->label(),
+                 " yet: StarPU places it");
+      return nullptr;
+    }
+    const double cost = t + schedulers::starpu_path_us(d->worker().worker_id);
+    if (cost < best_us) {
+      best_us = cost;
+      best = d;
+    }
+  }
+  if (!best || !direct_capable(*best)) return nullptr;
+  log::debug("kernel ", kernel_->name(), " (no data): goes to ", best->label(), " (", best_us,
+             " us there)");
+  memo = {kernel_.get(), nullptr, shape, sched_ctx(), now + kPlaceMemoNs, best};
+  return best;
 }
 
 bool KernelCommand::can_run_on(const core::Device& device) const {

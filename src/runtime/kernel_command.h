@@ -69,6 +69,7 @@ class KernelCommand final : public TaskCommand {
 
  private:
   bool policy_keeps_on(const core::Device& resident) const override;
+  core::Device* policy_places_without_data() const override;
   void before_blocking() override { keep_inputs(); }
   // How much slower than the fastest device the device holding the data may
   // be for a context-queue command to stay there without asking StarPU.

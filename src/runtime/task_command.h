@@ -95,6 +95,10 @@ class TaskCommand : public Command {
   // On a context queue: whether the policy would keep the command on
   // `resident`, the device holding all of its data (else StarPU decides).
   virtual bool policy_keeps_on(const core::Device& /*resident*/) const { return true; }
+  // On a context queue, for a command without data: the device the policy
+  // would place it on, when the direct path may take it there (else
+  // StarPU decides).
+  virtual core::Device* policy_places_without_data() const { return nullptr; }
   unsigned sched_ctx() const { return sched_ctx_; }
   // The device queue's device; null on a context queue.
   core::Device* pinned() const { return pinned_; }
@@ -136,7 +140,8 @@ class TaskCommand : public Command {
   // than device could run the command (device null: whether two could).
   bool placeable_elsewhere(const core::Device* device) const;
   // Where the direct path may send the command, its dependencies aside: the
-  // device queue's device, or the resident device the policy keeps it on.
+  // device queue's device, the resident device the policy keeps it on, or
+  // for a command without data the device the policy places it on.
   core::Device* direct_target() const;
   static void on_done(void* self);
   // On the direct path: proof_status is the vendor status of the event that

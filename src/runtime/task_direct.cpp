@@ -30,9 +30,14 @@ core::Device* TaskCommand::resident_device() const {
 }
 
 core::Device* TaskCommand::direct_target() const {
-  core::Device* device = pinned_ ? pinned_ : resident_device();
-  if (!device || (!pinned_ && !policy_keeps_on(*device)) || !direct_capable(*device) ||
-      !can_run_on(*device) || !fits_on(*device))
+  core::Device* device = nullptr;
+  if (pinned_)
+    device = pinned_;
+  else if (handles_.empty())
+    device = policy_places_without_data();
+  else if ((device = resident_device()) && !policy_keeps_on(*device))
+    device = nullptr;
+  if (!device || !direct_capable(*device) || !can_run_on(*device) || !fits_on(*device))
     return nullptr;
   return device;
 }

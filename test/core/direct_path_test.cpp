@@ -236,6 +236,54 @@ TEST_CASE("an evented chain on a device queue goes direct without command object
   if (!direct_enabled()) CHECK(device_paths(dev).tasks - tasks_before >= cl_ulong(kSteps));
 }
 
+// A kernel without data has nothing that ties it to a device: once the
+// models know it on every device of the context, a context queue sends it
+// straight to the one the models find fastest, as heft would once
+// calibrated (an empty kernel through StarPU costs several times the
+// vendor's launch).
+TEST_CASE("on a context queue a kernel without data goes direct once the models know it") {
+  const Policy heft("heft");
+  const std::vector<cl_device_id> devs = TwoDevices::two_pocl();
+  Context ctx({devs[0], devs[1]}, heft);
+  Queue qc(ctx, nullptr);
+  // A source no earlier run has seen: the launches below calibrate it.
+  Program prog(ctx, fresh_source_tag() +
+                        "__kernel void idle(int a, __local int* scratch) {\n"
+                        "  if (a < 0) scratch[0] = a;\n"
+                        "}\n");
+  Kernel k(prog, "idle");
+  const int a = 1;
+  CL_REQUIRE(clSetKernelArg(k, 0, sizeof a, &a));
+  CL_REQUIRE(clSetKernelArg(k, 1, sizeof(int), nullptr));
+  const size_t global = 64;
+  auto burst = [&](int launches) {
+    for (int i = 0; i < launches; ++i)
+      CL_REQUIRE(clEnqueueNDRangeKernel(qc, k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+    CL_REQUIRE(clFinish(qc));
+  };
+  // Until a burst goes direct whole (StarPU's calibration first gives each
+  // device its samples).
+  bool direct = false;
+  for (int t = 0; t < 60 && !direct; ++t) {
+    placements();
+    burst(10);
+    direct = placements().direct() == 10;
+  }
+  if (!direct_enabled()) {
+    CHECK_FALSE(direct);
+    return;
+  }
+  REQUIRE(direct);
+  cl_ulong tasks_before = 0;
+  for (cl_device_id d : devs) tasks_before += device_paths(d).tasks;
+  placements();
+  burst(200);
+  CHECK(placements().direct() == 200);
+  cl_ulong tasks_after = 0;
+  for (cl_device_id d : devs) tasks_after += device_paths(d).tasks;
+  CHECK(tasks_after == tasks_before);
+}
+
 TEST_CASE("on a context queue an evented chain goes without command objects only where no other "
           "device could take its kernel") {
   const Policy heft("heft");
