@@ -2,11 +2,13 @@
 // directly, to the same device through a Parasol device queue, through a
 // Parasol context queue holding only that device, and (where Parasol has
 // other devices) through a context queue over every Parasol device under
-// the default policy, its buffers first put on that device. One process,
-// one run, ratios against the vendor.
+// the default policy (BENCH_POLICY names another), its buffers first put on
+// that device. One process, one run, ratios against the vendor.
 //
 //   bench_command_overhead [vendor-platform-prefix]   (default: first vendor
 //   platform behind Parasol's first device)
+//   BENCH_COMMANDS [2000] commands per stream; BENCH_POLICY: the every-device
+//   context's policy (CL_CONTEXT_SCHEDULER_PARASOL)
 #include <algorithm>
 #include <cstring>
 
@@ -20,6 +22,9 @@ const char* kSource =
     // NVIDIA's compiler emits invalid PTX for a kernel with an empty body: a
     // store the compiler cannot prove dead keeps it a real (if idle) kernel.
     "__kernel void empty_kernel(__global float* y, float a) { if (a < 0.0f) y[0] = a; }\n"
+    // No data at all: nothing ties it to a device (a volatile store keeps
+    // the body).
+    "__kernel void idle(int a) { __local volatile int s[1]; if (a < 0) s[0] = a; }\n"
     "__kernel void tiny_saxpy(__global float* y, __global const float* x, float a) {\n"
     "  size_t i = get_global_id(0); y[i] = a * x[i] + y[i];\n"
     "}\n";
@@ -28,7 +33,7 @@ struct Setup {
   cl_context ctx;
   cl_command_queue q;
   cl_program prog;
-  cl_kernel empty, tiny;
+  cl_kernel empty, idle, tiny;
   cl_mem x, y;
 };
 
@@ -41,6 +46,8 @@ Setup make(cl_context ctx, cl_device_id queue_device) {
   s.prog = build(ctx, kSource);
   s.empty = clCreateKernel(s.prog, "empty_kernel", &err);
   BENCH_CHECK(err);
+  s.idle = clCreateKernel(s.prog, "idle", &err);
+  BENCH_CHECK(err);
   s.tiny = clCreateKernel(s.prog, "tiny_saxpy", &err);
   BENCH_CHECK(err);
   s.x = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 1024 * sizeof(float), nullptr, &err);
@@ -48,6 +55,8 @@ Setup make(cl_context ctx, cl_device_id queue_device) {
   float a = 2.0f;
   BENCH_CHECK(clSetKernelArg(s.empty, 0, sizeof(cl_mem), &s.y));
   BENCH_CHECK(clSetKernelArg(s.empty, 1, sizeof a, &a));
+  const int one = 1;
+  BENCH_CHECK(clSetKernelArg(s.idle, 0, sizeof one, &one));
   BENCH_CHECK(clSetKernelArg(s.tiny, 0, sizeof(cl_mem), &s.y));
   BENCH_CHECK(clSetKernelArg(s.tiny, 1, sizeof(cl_mem), &s.x));
   BENCH_CHECK(clSetKernelArg(s.tiny, 2, sizeof a, &a));
@@ -57,7 +66,7 @@ Setup make(cl_context ctx, cl_device_id queue_device) {
 
 struct Figures {
   // microseconds per command
-  double empty, tiny, chain, write, evented_write, blocking_read, roundtrip;
+  double empty, idle, tiny, chain, write, evented_write, blocking_read, roundtrip;
 };
 
 Figures measure(Setup& s, int n) {
@@ -67,6 +76,11 @@ Figures measure(Setup& s, int n) {
   f.empty = per(best_of(3, [&] {
     for (int i = 0; i < n; ++i)
       BENCH_CHECK(clEnqueueNDRangeKernel(s.q, s.empty, 1, nullptr, &one, nullptr, 0, nullptr, nullptr));
+    BENCH_CHECK(clFinish(s.q));
+  }));
+  f.idle = per(best_of(3, [&] {
+    for (int i = 0; i < n; ++i)
+      BENCH_CHECK(clEnqueueNDRangeKernel(s.q, s.idle, 1, nullptr, &one, nullptr, 0, nullptr, nullptr));
     BENCH_CHECK(clFinish(s.q));
   }));
   f.tiny = per(best_of(3, [&] {
@@ -121,6 +135,7 @@ void release(Setup& s) {
   clReleaseMemObject(s.x);
   clReleaseMemObject(s.y);
   clReleaseKernel(s.empty);
+  clReleaseKernel(s.idle);
   clReleaseKernel(s.tiny);
   clReleaseProgram(s.prog);
   clReleaseCommandQueue(s.q);
@@ -150,8 +165,12 @@ int main(int argc, char** argv) {
   cl_context mctx = nullptr;
   Setup mixq{};
   if (mixed) {
-    mctx = clCreateContext(nullptr, static_cast<cl_uint>(pdevs.size()), pdevs.data(), nullptr,
-                           nullptr, &err);
+    const std::string policy = env_string("BENCH_POLICY", "");
+    const cl_context_properties props[] = {
+        CL_CONTEXT_SCHEDULER_PARASOL, reinterpret_cast<cl_context_properties>(policy.c_str()), 0};
+    mctx = clCreateContext(policy.empty() ? nullptr : props,
+                           static_cast<cl_uint>(pdevs.size()), pdevs.data(), nullptr, nullptr,
+                           &err);
     BENCH_CHECK(err);
     mixq = make(mctx, nullptr);
     cl_command_queue on_pdev = clCreateCommandQueue(mctx, pdev, 0, &err);
@@ -164,9 +183,10 @@ int main(int argc, char** argv) {
   }
 
   // Interleaved rounds, so that machine noise hits all three alike.
-  Figures v{1e30, 1e30, 1e30, 1e30, 1e30, 1e30, 1e30}, d = v, c = v, m = v;
+  Figures v{1e30, 1e30, 1e30, 1e30, 1e30, 1e30, 1e30, 1e30}, d = v, c = v, m = v;
   auto keep_best = [](Figures& best, const Figures& f) {
     best.empty = std::min(best.empty, f.empty);
+    best.idle = std::min(best.idle, f.idle);
     best.tiny = std::min(best.tiny, f.tiny);
     best.chain = std::min(best.chain, f.chain);
     best.write = std::min(best.write, f.write);
@@ -192,6 +212,7 @@ int main(int argc, char** argv) {
     std::printf("\n");
   };
   row("empty kernel (enqueue N, finish)", v.empty, d.empty, c.empty, m.empty);
+  row("empty kernel without data (an int argument)", v.idle, d.idle, c.idle, m.idle);
   row("tiny kernel, 1024 items", v.tiny, d.tiny, c.tiny, m.tiny);
   row("dependent chain (event wait lists)", v.chain, d.chain, c.chain, m.chain);
   row("small write, 64 B, non-blocking", v.write, d.write, c.write, m.write);

@@ -57,7 +57,7 @@ bool TaskCommand::try_direct(core::Event& event, std::span<core::Event* const> d
   const LaneChoice lane(event, deps);
   log::debug("command '", name(), "' (event ", event.id(), ") goes directly to ", device->label(),
              ", lane ", lane.lane(), ", behind ", lane.waits().size(),
-             " events of its other lanes: its data is resident there");
+             " events of its other lanes");
   count_direct(device->worker(), lane.lane(), DirectPath::WithCommand, lane.waits().size());
   started_ = now_ns();
   DirectSlot slot(event, lane);
