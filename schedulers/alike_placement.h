@@ -4,10 +4,10 @@
 // end only where the device has no work queued yet (a transfer is hoped to
 // overlap the work before it), so each further command of a burst costs a
 // device its run time alone, and a burst whose data all starts in main RAM
-// lands on the one device whose bus it models fastest. On two H100s every
-// block of every workload went to the first GPU, and there it stayed: a
+// lands on the one device whose bus it models fastest. Between two alike
+// GPUs every block of a burst would then go to the first and stay there: a
 // command runs where its data is (runtime/direct_launch.h, sole_resident),
-// so the second GPU idled for the whole run. Within a group of alike
+// so the second GPU would idle for the whole run. Within a group of alike
 // devices (core::Device::alike: two GPUs of one model), Parasol therefore
 // decides by the buffers the command writes:
 //  - none of the group holds them (they are in main RAM, or on an unlike
@@ -15,10 +15,10 @@
 //    schedulers/calibration_guard.h): only the member with the fewest such
 //    commands still running may take it, so a burst alternates;
 //  - some do: only those may take it, its read-only inputs are copied there
-//    (once, then shared while nobody writes them). dmda weighs that one
-//    move against the output's and brought nbody's force blocks to the GPU
-//    whose update kernel had just rewritten their positions, all of them
-//    (heft 0.99x of one H100, eager 1.64x).
+//    (once, then shared while nobody writes them). dmda alone weighs that
+//    one move against the output's, and would bring every block reading a
+//    buffer one kernel just rewrote to that kernel's GPU (all of nbody's
+//    force blocks to the GPU of its position update).
 // Read-only inputs never count: dmda prefetches a burst's shared input
 // (SGEMM's B) to the device of its first command. The policy still weighs
 // the group's remaining members against the devices unlike them.

@@ -21,8 +21,8 @@ struct Slot {
 };
 
 // A device's first launch of a kernel may pay one-time costs (NVIDIA loads
-// the module then: 2 ms for a saxpy measured on an H100), so a device is
-// judged on the fastest of this many runs.
+// the module then, milliseconds against microseconds for a small kernel),
+// so a device is judged on the fastest of this many runs.
 constexpr int kRunsToJudge = 2;
 
 struct Guard {
@@ -177,7 +177,8 @@ CalibrationPlacement place_for_calibration(starpu_task* task, std::uint32_t foot
   // likely fastest, takes the command; between devices alike to it (two
   // GPUs of one model), the one with fewer commands placed: the burst's
   // data stays where it lands (runtime/direct_launch.h, sole_resident), so
-  // a burst all on the first of two GPUs left the second idle for good.
+  // a burst all on the first of two GPUs would leave the second idle for
+  // good.
   auto faster = [&](const core::Device* a, const core::Device* b) {
     double ta = slot(a).fastest_us, tb = slot(b).fastest_us;
     if (a->alike(*b)) return slot(a).in_flight < slot(b).in_flight;

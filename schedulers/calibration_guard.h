@@ -21,9 +21,9 @@
 //  - once every device is measured, a device far slower than the fastest
 //    (kStranded) does not keep a command just because its data is there.
 //    HEFT weighs one move against one run and never sees that the data
-//    will be used again: Black-Scholes blocks left on PoCL's CPU device by
-//    calibration stayed there (moving 10 MB predicted at 3.3 ms against
-//    3.7 ms of computing; the H100 takes 21 us), 0.28-0.38x of the GPU.
+//    will be used again: work that calibration left on a slow device would
+//    stay there wherever one move costs about as much as one run there,
+//    though the fastest device runs it many times faster.
 #pragma once
 
 #include <starpu.h>

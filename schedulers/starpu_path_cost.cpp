@@ -15,8 +15,8 @@ namespace {
 constexpr double kWeight = 1.0 / 8;
 
 // A worker's first commands pay one-time costs (the native device loads a
-// kernel's compiled code; a first run of 0.7 us took 278 us through StarPU):
-// not the path's.
+// kernel's compiled code, hundreds of times a short kernel's run): not the
+// path's.
 constexpr int kSkipped = 2;
 
 struct PerWorker {

@@ -6,13 +6,11 @@
 // device that only StarPU's path reaches (Parasol's native CPU device,
 // Oclgrind) then wins every small kernel it runs faster, though each of its
 // commands pays StarPU's submission, scheduling and worker hand-off, which
-// the direct path to a vendor skips: a context queue over PoCL and the
-// native device sent a stream of tiny kernels to the native device (10 us
-// by its model against PoCL's 28 us), where each took 14-38 us on 2 cores,
-// while PoCL's direct path runs one every 2.2 us. Weighing that cost keeps
-// such commands on a device the direct path reaches
-// (runtime/kernel_command.cpp, policy_keeps_on) and holds the StarPU-only
-// devices back from them (TaskCommand::submit).
+// the direct path to a vendor skips: for a tiny kernel that cost is several
+// times the kernel's own, and more than a vendor's direct path takes for
+// the whole command. Weighing that cost keeps such commands on a device the
+// direct path reaches (runtime/kernel_command.cpp, policy_keeps_on) and
+// holds the StarPU-only devices back from them (TaskCommand::submit).
 #pragma once
 
 #include <starpu.h>

@@ -16,7 +16,7 @@ llvm::orc::LLJIT* the_jit(std::string& log) {
   // Never destroyed: at exit, static destructors run before the runtime's
   // atexit shutdown (registered earlier) has waited for the kernels still
   // running, and programs released late still remove their JITDylib. A
-  // destroyed JIT unmapped the code of a kernel in flight (SIGSEGV at exit).
+  // destroyed JIT would unmap the code of a kernel in flight.
   static llvm::orc::LLJIT* jit = nullptr;
   static std::string error;
   std::call_once(once, [] {

@@ -43,23 +43,22 @@ void set_default_environment() {
   // while its calibrate flag is set; it raises the flag itself when it meets
   // an uncalibrated model, but every scheduling context created afterwards
   // (one per Parasol context with a context queue) resets it to this
-  // setting: a program that created a second context lost its measurements.
+  // setting: without it, a program that creates a second context loses its
+  // measurements.
   setenv("STARPU_CALIBRATE", "1", 0);
   // Models count as calibrated after 3 measurements per (kernel, device,
   // launch shape), StarPU's default being 10: until then every such command
   // goes through StarPU, and a kernel launched once per step (nbody's
-  // update) went there in 18 steps of a fresh H100 machine's first process
-  // and 10-12 of its second, taking the force kernels behind it along
-  // (heft nbody 0.86-0.95x in those processes). The models keep learning
-  // from every StarPU command after that.
+  // update) takes that path, with the kernels behind it, for as many steps.
+  // The models keep learning from every StarPU command after that.
   setenv("STARPU_CALIBRATE_MINIMUM", "3", 0);
   // StarPU flushes a history entry once as many of its measurements fell
   // outside +-50% of the mean as inside. A short kernel measured through
   // StarPU (its worker's launch and wait included) on a loaded host varies
-  // more than that, and an entry of one or two samples was flushed by one
-  // outlier: with 3 measurements required, a 1024-item kernel still went
-  // through StarPU 24 launches in a row once on the 2-core test host (3-6
-  // flushes per run). 400% still catches a model wrong by a factor of five.
+  // more than that, and one outlier flushes an entry of one or two
+  // samples: with 3 measurements required, such a kernel could stay on
+  // StarPU's path for dozens of launches. 400% still catches a model wrong
+  // by a factor of five.
   setenv("STARPU_HISTORY_MAX_ERROR", "400", 0);
 }
 

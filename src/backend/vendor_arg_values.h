@@ -1,11 +1,11 @@
 // What a vendor kernel's value and __local arguments were last set to by
 // Parasol's launches, so that a launch sets again only those that changed.
 //
-// Setting an argument costs PoCL about 130 instructions, and launches of one
-// kernel mostly repeat its scalars and buffers. A buffer is set again unless
-// the data leases that held it then still hold it now: a vendor memory
-// object released and another made at the same address must not be taken
-// for the first (the spec leaves an argument naming a released object
+// Every clSetKernelArg is a vendor call with its own cost, and launches of
+// one kernel mostly repeat its scalars and buffers. A buffer is set again
+// unless the data leases that held it then still hold it now: a vendor
+// memory object released and another made at the same address must not be
+// taken for the first (the spec leaves an argument naming a released object
 // undefined), and a lease's device copy stays put until the lease is given
 // back, which moves lease_epoch() (runtime/data_leases.h).
 #pragma once

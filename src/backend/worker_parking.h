@@ -6,8 +6,8 @@
 // a process with three devices burns three cores while only the direct
 // path (runtime/direct_launch.h), which never involves StarPU, is working
 // — cores that PoCL's own threads, the application and the vendors'
-// completion threads needed (on a 2-core host the workers took 70% of the
-// CPU time of bench_command_overhead).
+// completion threads need; on a machine of few cores the spinning workers
+// take most of the CPU time.
 //
 // StarPU runs its progression hooks in every iteration of a worker's loop;
 // Parasol's hook parks the calling worker on a condition variable while no
@@ -17,13 +17,12 @@
 // a scheduling context's creation or deletion. A demand names the workers
 // it needs: a task, those that may run it and those whose memory holds its
 // data (they drive its transfers); a host command's acquisition, the
-// holders; anything else, every worker. Only they
-// wake: a worker spinning beside a busy one takes a core (on 2 cores, 5
-// spinning workers take most of the CPU). A worker parks only
-// once no demand naming it has been raised for a grace period (streams of
-// StarPU commands keep their workers spinning), and a parked
-// worker looks around again after a bounded time: a worker a demand should
-// have named, or something StarPU does on its own, is slowed, never stalled.
+// holders; anything else, every worker. Only they wake: a worker spinning
+// beside a busy one takes a core. A worker parks only once no demand naming
+// it has been raised for a grace period (streams of StarPU commands keep
+// their workers spinning), and a parked worker looks around again after a
+// bounded time: a worker a demand should have named, or something StarPU
+// does on its own, is slowed, never stalled.
 //
 // PARASOL_PARK_WORKERS=0 keeps StarPU's spinning workers.
 #pragma once

@@ -191,8 +191,8 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
     bool gates_start = false;   // event is a direct command whose start waits for this one
   };
   // In place for the usual one or two: a chain's command is its
-  // predecessor's successor, and a heap list cost every such command an
-  // allocation and a free on another thread.
+  // predecessor's successor, and a heap list would cost every such command
+  // an allocation and a free on another thread.
   SmallVector<Successor, 2> successors_;
   std::vector<EventCallback> callbacks_;
   std::atomic<int> pending_{1};  // dependencies not done, plus start()'s guard

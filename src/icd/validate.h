@@ -88,8 +88,8 @@ std::vector<T> property_list(const T* properties) {
   return out;
 }
 
-// An enqueue's resolved wait list: in place for the usual few (a chain's
-// one event cost a heap list per command).
+// An enqueue's resolved wait list: in place for the usual few (each command
+// of a chain names one event, and a heap list would cost it an allocation).
 using WaitList = SmallVector<core::Event*, 8>;
 
 // Checks an event wait list (CL_INVALID_EVENT_WAIT_LIST, CL_INVALID_CONTEXT)

@@ -153,9 +153,9 @@ static LeaseTable& table() {
 
 // The leases this thread last found in the table, a few handles' worth: a
 // stream of commands on the same buffers pins them again without the
-// table's lock and lookups (about 200 instructions a command, a tenth of
-// what Parasol adds to PoCL's own 64-byte write). A reference keeps a
-// lease's memory, not its standing: only a lease not yet recalled is pinned.
+// table's lock and lookups (a tenth of what Parasol adds to PoCL's own
+// 64-byte write). A reference keeps a lease's memory, not its standing:
+// only a lease not yet recalled is pinned.
 class RememberedLeases {
  public:
   // Pins the leases remembered for every handle, on node (any node, for

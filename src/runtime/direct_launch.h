@@ -75,24 +75,23 @@ bool dependencies_allow(const core::Device& device, std::span<core::Event* const
 // in vendor order. Lane 0 is StarPU's own queue for the device; the others
 // are Parasol's, so that independent commands of an out-of-order queue run
 // side by side: NVIDIA runs one queue's kernels one after another, even an
-// out-of-order queue's, and kernels of several queues at once (eight
-// latency-bound nbody blocks took 26.6 ms on one H200 queue, 3.4 ms on
-// eight: docs/benchmarks.md). PARASOL_LANES (1 to 8) sets how many; by
-// default 4 on GPUs and 1 elsewhere (a CPU device runs each kernel on every
-// core already).
+// out-of-order queue's, and kernels of several queues at once, so
+// latency-bound kernels spread over queues finish several times sooner
+// (docs/benchmarks.md). PARASOL_LANES (1 to 8) sets how many; by default 4
+// on GPUs and 1 elsewhere (a CPU device runs each kernel on every core
+// already).
 constexpr unsigned kMaxLanes = 8;
 unsigned lane_count(const core::Device& device);
 
 // An in-order queue's own lane on each device (its home): its direct
 // commands and records go there, so the vendor runs the commands of
 // different in-order queues side by side, as it does for its own queues
-// (eight in-order queues ran eight latency-bound nbody blocks 7.7x faster
-// than one on an H200: docs/benchmarks.md), while each queue's order stays
-// one vendor queue's order. next_home_lane() gives a new queue's: a device
-// queue takes its device's lanes in turn, the first lane 0 (StarPU's
-// queue: a device's only queue shares StarPU's order); a
-// context queue takes a turn of all contexts' queues. home_lane_on() maps
-// it onto a device's lanes.
+// (latency-bound kernels of separate queues then overlap:
+// docs/benchmarks.md), while each queue's order stays one vendor queue's
+// order. next_home_lane() gives a new queue's: a device queue takes its
+// device's lanes in turn, the first lane 0 (StarPU's queue: a device's only
+// queue shares StarPU's order); a context queue takes a turn of all
+// contexts' queues. home_lane_on() maps it onto a device's lanes.
 unsigned next_home_lane(const core::Device* device);
 unsigned home_lane_on(const core::Device& device, unsigned home);
 // The lane a record of the in-order queue whose home is `home` takes on

@@ -316,10 +316,10 @@ cl_int DirectTransfer::enqueue(const LeasePins& pins, const VendorPlace& at, cl_
 // data-aware policy, to the one device the data it reads or overwrites is
 // valid on (where that policy keeps its commands): its result is left
 // where the next kernel runs, as by the vendor's own command. (The StarPU
-// path works in main RAM, and StarPU moves the result later: saxpy with
-// transfers ran at 0.45x of NVIDIA's so, nbody's gathering copies cost it
-// 6%.) A read goes to a device only where main RAM has no valid copy and
-// the device has one: taking a lease must not move data.
+// path works in main RAM, and StarPU moves the result later: a second move
+// before the next kernel can start.) A read goes to a device only where
+// main RAM has no valid copy and the device has one: taking a lease must
+// not move data.
 core::Device* DirectTransfer::lease_target(const core::CommandQueue& queue,
                                            starpu_data_handle_t from) const {
   const bool reading = reads_to_host(form.kind);

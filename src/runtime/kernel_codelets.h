@@ -25,11 +25,11 @@ starpu_codelet* kernel_codelet(const std::string& symbol);
 // StarPU times a task on the worker's clock, from the codelet's start to its
 // end, and records that in the model of the codelet the task holds then. On
 // a vendor queue shared with the direct path, that time includes every
-// command queued before the kernel (a 40 us saxpy measured 1,108 us on an
-// H100 behind other blocks' writes). So the worker times the kernel itself
-// (TaskCommand::run_on_opencl), records that in the kernel's model, and
-// swaps this codelet in, whose model (per-architecture: never saved, never
-// read) takes StarPU's sample.
+// command queued before the kernel: behind other blocks' writes, a short
+// kernel reads many times its own time. So the worker times the kernel
+// itself (TaskCommand::run_on_opencl), records that in the kernel's model,
+// and swaps this codelet in, whose model (per-architecture: never saved,
+// never read) takes StarPU's sample.
 starpu_codelet* wall_time_codelet();
 
 }  // namespace parasol::runtime

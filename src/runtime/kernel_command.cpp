@@ -38,8 +38,8 @@ KernelCommand::KernelCommand(core::Kernel* kernel, core::Kernel::ArgsView& view,
 }
 
 void KernelCommand::index_buffers() {
-  // Filled in place (built aside and moved in, it cost a launch about 50
-  // instructions of copying and clearing).
+  // Filled in place (built aside and moved in, it would cost every launch
+  // a copy and a clear).
   const auto& info = kernel_->arg_info();
   for (size_t i = 0; i < args_.size(); ++i) {
     const auto& a = args_[i];
@@ -118,13 +118,12 @@ namespace {
 
 // policy_keeps_on() and policy_places_without_data() ask StarPU's models
 // about every device: a CRC of the launch shape and a history lookup per
-// device, about 5,000 instructions, a third of a context-queue launch on
-// PoCL. A device they name changes only as the models learn, so each
-// enqueuing thread keeps it a few milliseconds (no lock), keyed by kernel,
-// launch shape, resident device (null: a command without data) and
-// scheduling context. A refusal is asked again every time: the command goes
-// through StarPU then, which costs far more, and the models it teaches may
-// turn the answer at once.
+// device, about a third of a context-queue launch on PoCL. A device they
+// name changes only as the models learn, so each enqueuing thread keeps it
+// a few milliseconds (no lock), keyed by kernel, launch shape, resident
+// device (null: a command without data) and scheduling context. A refusal
+// is asked again every time: the command goes through StarPU then, which
+// costs far more, and the models it teaches may turn the answer at once.
 struct PlaceMemo {
   const core::Kernel* kernel = nullptr;
   const core::Device* resident = nullptr;

@@ -73,9 +73,8 @@ void wait_settled(Lane& lane) {
 //
 // The vendor is asked outside the lane's lock: a status query costs about
 // 1.5 us on NVIDIA, and every direct launch takes that lock to join the
-// lane (a probe on the H100 host: with the queries under it, the waiter
-// held it 2.3-4.6 us per harvest and each 64-byte write waited 0.45 us of
-// its launch there).
+// lane, so with the queries under it each launch would wait microseconds
+// behind the waiter's harvest.
 std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status = CL_COMPLETE) {
   // A command with a vendor event of its own always ends with that event's
   // status (event_record_status() relies on it): read below when taken
@@ -253,7 +252,7 @@ cl_event retained_lane_proof(Lane& lane, bool newest, bool may_mark = true,
 // completes the lane's commands up to it. How many entries left the lane.
 // Through its place in the lane, not by asking the vendor for each
 // command's status on the way to it (harvest()'s own search): on PoCL,
-// where every command had an event, that search cost the waiter three
+// where every command has an event, that search costs the waiter three
 // vendor calls per command.
 std::size_t harvest_proven(Lane& lane, cl_event proof, std::uint64_t seq) {
   const cl_int status = backend::vendor_event_status(proof, CL_QUEUED);

@@ -53,8 +53,8 @@ struct Lane {
   std::mutex order;            // one vendor enqueue + push at a time (DirectSlot, markers)
   // Under order: the process is exiting and StarPU releases its vendor
   // queues (lane 0's among them): the waiter calls this lane's queue no more
-  // (release_lanes()). A marker pushed meanwhile on a released queue crashed
-  // 1 exit in about 100 (test_object_info, loaded host).
+  // (release_lanes()). A marker pushed on a released queue would crash
+  // the process's exit.
   bool closed = false;
   // Under order: launches since the last periodic proof (DirectSlot) or
   // marker, and when that was.
@@ -69,8 +69,9 @@ struct Lane {
   // it is in the fifo), and through which launch a drain's vendor clFinish
   // returned. A drain finishes the vendor queue for records no entry after
   // them and no clFinish since covers; another drain's clFinish covers them
-  // only once it returned (a flag cleared at its start let a second
-  // clFinish of the lane return before the records it came for had run).
+  // only once it returned (a flag cleared at a drain's start would let a
+  // second clFinish of the lane return before the records it came for have
+  // run).
   std::atomic<std::uint64_t> last_unlisted{0}, last_listed{0}, finished_through{0};
   std::mutex mutex;
   RingQueue<Pending> fifo;

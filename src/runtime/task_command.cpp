@@ -139,8 +139,8 @@ namespace {
 
 // When the vendor finished a marker, written by the vendor's own callback:
 // the worker itself may wake from a wait on the marker long after it (on a
-// loaded host, after the kernel behind it too: models of 0.4 us came of
-// that for a kernel of hundreds).
+// loaded host, after the kernel behind it too, which would then seem to
+// take almost no time).
 struct MarkerClock {
   std::atomic<std::uint64_t> done_ns{0};
 };

@@ -120,7 +120,7 @@ class TaskCommand : public Command {
   // Whether a buffer the task writes is valid on device
   // (schedulers/alike_placement.h). What it only reads does not count: dmda
   // prefetches a burst's shared input (SGEMM's B) to the device it chose
-  // for the burst's first command, which then held every later one.
+  // for the burst's first command, which would then hold every later one.
   bool holds_output(const core::Device& device) const;
 
   // StarPU calls back with the command (codelets, can_execute, the

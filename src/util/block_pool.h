@@ -3,12 +3,12 @@
 //
 // They are allocated on the enqueuing thread and freed on whichever thread
 // completes them (a device's waiter thread, a StarPU worker): with malloc,
-// each such pair met in the shared arena (its lock, its cache lines), and
-// the enqueuing thread never found a block of its own to reuse. On the H100
-// host tcmalloc preloaded under the benchmark took a tiny-kernel stream from
-// 1.49-1.67x NVIDIA's time to 1.07-1.35x. Here each thread keeps the blocks
-// it freed, by size class, and hands them to the others in batches through
-// one shared list per class: about one lock per 32 allocations.
+// each such pair meets in the shared arena (its lock, its cache lines), and
+// the enqueuing thread never finds a block of its own to reuse: a large
+// share of what a stream of tiny kernels costs beyond the vendor's own
+// launches. Here each thread keeps the blocks it freed, by size class, and
+// hands them to the others in batches through one shared list per class:
+// about one lock per 32 allocations.
 //
 // Under AddressSanitizer or ThreadSanitizer blocks come straight from
 // operator new, so the sanitizers see every use after free.

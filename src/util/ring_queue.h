@@ -1,7 +1,7 @@
 // A first-in, first-out queue in one array that grows by doubling and is
 // reused: a stream of direct commands pushes and pops without allocating.
-// (Each device lane's std::deque allocated a 512-byte block every ten or so
-// commands on the enqueuing thread, freed on the harvesting one.) Only what
+// (A std::deque allocates a 512-byte block every ten or so commands on the
+// enqueuing thread and frees it on the harvesting one.) Only what
 // a lane needs of a queue is here. T: default-constructible and copyable.
 #pragma once
 

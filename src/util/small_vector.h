@@ -2,8 +2,8 @@
 //
 // Every enqueued command builds a few short lists (its buffers' StarPU
 // handles and access modes, its arguments' buffer indexes, the buffers a
-// transfer holds): with std::vector each cost an allocation on the
-// enqueuing thread and a free on whichever thread completed the command.
+// transfer holds): with std::vector each would cost an allocation on the
+// enqueuing thread and a free on whichever thread completes the command.
 // Only what a command needs of a vector is here. T: default-constructible
 // and copyable; an unused place holds T{} (a reference type holds nothing).
 #pragma once
