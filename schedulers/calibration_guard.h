@@ -7,7 +7,7 @@
 // backend/starpu_runtime.cpp; StarPU's own 10). On cold models
 // a burst of commands therefore lands on whichever device is unmeasured, and
 // a device 100x slower receives a queue of large work before the policy
-// knows anything. The guard changes three things, through the set of devices
+// knows anything. The guard changes four things, through the set of devices
 // a command may run on (TaskCommand's can_execute):
 //  - a device calibrates one command at a time;
 //  - while every unmeasured device is busy calibrating, commands go to the

@@ -305,7 +305,11 @@ bool DataLeases::pin(const core::Device& device, std::span<const starpu_data_han
         ++per.takers(modes[i]);
       }
       {
-        backend::WorkerDemand demand = backend::WorkerDemand::raise();  // StarPU's workers bring the data
+        // The workers that bring the data: the device's own and those of
+        // the devices holding a valid copy (worker_parking.h).
+        backend::WorkerDemand demand = backend::WorkerDemand::raise(
+            backend::worker_bit(device.worker().worker_id) |
+            backend::workers_holding({&handles[i], 1}));
         starpu_data_acquire_on_node(handles[i], static_cast<int>(node), modes[i]);
       }
       std::lock_guard lock(t.mutex);

@@ -164,8 +164,8 @@ bool KernelCommand::policy_keeps_on(const core::Device& resident) const {
   // The direct path bypasses StarPU: its launches teach the models nothing,
   // so the models must know this launch shape on every device first. And
   // data on one device holds the command there only if that device is not
-  // far slower than another: Black-Scholes blocks left on the CPU by
-  // calibration stayed there (0.07x of the H100 alone) until this check.
+  // far slower than another: else work that calibration left on a slow
+  // device would stay there.
   const std::uint32_t fp = footprint();
   starpu_codelet* cl = kernel_codelet(kernel_->model_symbol());
   double here = NAN, best = INFINITY, best_elsewhere = INFINITY;
