@@ -94,9 +94,9 @@ core::Ref<core::Event> submit_kernel(core::CommandQueue& queue, core::Kernel& ke
 }
 
 core::Ref<core::Event> submit_transfer(core::CommandQueue& queue, cl_command_type type,
-                                       HostAccesses accesses, std::function<cl_int()> body,
+                                       HostAccesses&& accesses, std::function<cl_int()>&& body,
                                        std::size_t bytes,
-                                       std::optional<VendorTransfer> vendor_form,
+                                       std::optional<VendorTransfer>&& vendor_form,
                                        std::span<core::Event* const> wait_list, bool blocking,
                                        bool wants_event) {
   if (vendor_form && queue.records_allowed()) {

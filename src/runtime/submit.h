@@ -51,9 +51,9 @@ core::Ref<core::Event> submit_kernel(core::CommandQueue& queue, core::Kernel& ke
 // event; null when it went as a record (only if !wants_event and
 // !blocking).
 core::Ref<core::Event> submit_transfer(core::CommandQueue& queue, cl_command_type type,
-                                       HostAccesses accesses, std::function<cl_int()> body,
+                                       HostAccesses&& accesses, std::function<cl_int()>&& body,
                                        std::size_t bytes,
-                                       std::optional<VendorTransfer> vendor_form,
+                                       std::optional<VendorTransfer>&& vendor_form,
                                        std::span<core::Event* const> wait_list, bool blocking,
                                        bool wants_event);
 
