@@ -86,14 +86,16 @@ class Shard {
   }
 
   // The slot holding handle, else (for_insert) the first free one on its
-  // path, else the empty slot ending the path.
+  // path, else the empty slot ending the path. A tombstone holds no handle:
+  // a value equal to the marker (an integer 1 that SOCL-style argument
+  // guessing asks about) is found nowhere.
   std::size_t probe(const void* handle, bool for_insert) const {
     const std::size_t mask = slots_.size() - 1;
     std::size_t i = (hash(handle) >> 20) & mask;
     std::size_t reuse = SIZE_MAX;
     for (;; i = (i + 1) & mask) {
       const void* h = slots_[i].handle;
-      if (h == handle) return i;
+      if (h == handle && h != kTombstone) return i;
       if (h == nullptr) return for_insert && reuse != SIZE_MAX ? reuse : i;
       if (h == kTombstone && reuse == SIZE_MAX) reuse = i;
     }
