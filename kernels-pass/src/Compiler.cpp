@@ -385,6 +385,21 @@ Description describe(std::string_view source, std::string_view options,
   return d;
 }
 
+std::span<const char* const> opencl_c_features() {
+  // Images with 3D writes and read_write access (builtins/image*.cl),
+  // doubles and 64-bit integers, one address space for every pointer (on
+  // the CPU they all are), program-scope globals (module globals of the
+  // JIT), and every atomic order and scope (the CPU's atomics are
+  // sequentially consistent across the whole device).
+  static const char* const features[] = {
+      "__opencl_c_images", "__opencl_c_3d_image_writes", "__opencl_c_read_write_images",
+      "__opencl_c_fp64", "__opencl_c_int64", "__opencl_c_generic_address_space",
+      "__opencl_c_program_scope_global_variables", "__opencl_c_atomic_order_acq_rel",
+      "__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device",
+      "__opencl_c_atomic_scope_all_devices"};
+  return features;
+}
+
 BinaryKind binary_kind(const unsigned char* data, std::size_t size) {
   ProgramImage img;
   std::string ignored;

@@ -117,6 +117,13 @@ bool parse_build_options(std::string_view options, FrontendOptions& out, std::st
         return false;
       }
       out.cc1_args.push_back(a);
+      // Features of OpenCL C 3.0 that Clang's header defines for SPIR
+      // targets only, not through -cl-ext; the native device has them
+      // (opencl_c_features()).
+      if (v == "CL3.0") {
+        out.cc1_args.push_back("-D__opencl_c_atomic_scope_device=1");
+        out.cc1_args.push_back("-D__opencl_c_atomic_scope_all_devices=1");
+      }
       continue;
     }
     if (a == "-cl-opt-disable") {
@@ -186,24 +193,26 @@ bool run_clang(std::string_view source, const FrontendOptions& opts, clang::Fron
       "-cl-kernel-arg-info", "-fno-dwarf-directory-asm", "-ferror-limit", "50",
       "-cl-std=CL1.2",
       // The OpenCL version of the device (the native device's
-      // CL_DEVICE_VERSION is OpenCL 1.2): the one predefined macro of
-      // OpenCL C 1.2 (6.10) that Clang leaves to the implementation.
-      "-D__OPENCL_VERSION__=120",
-      // Images, 3D image writes included (builtins/image*.cl); the
-      // __opencl_c_* features say the same under -cl-std=CL3.0 (read_write
-      // images: OpenCL C 2.0 has them, and so do the built-ins).
+      // CL_DEVICE_VERSION is OpenCL 3.0): the one predefined macro of
+      // OpenCL C (6.10 of 1.2) that Clang leaves to the implementation.
+      "-D__OPENCL_VERSION__=300",
+      // Images, 3D image writes included (builtins/image*.cl).
       // __IMAGE_SUPPORT__ (6.10, left to the implementation like the
       // version) follows CL_DEVICE_IMAGE_SUPPORT (test_native_programs
       // checks that the two agree).
-      "-D__IMAGE_SUPPORT__=1",
-      "-cl-ext=-all,+cl_khr_fp64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,"
-      "+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,"
-      "+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,"
-      "+cl_khr_byte_addressable_store,+cl_khr_3d_image_writes,+__opencl_c_images,"
-      "+__opencl_c_3d_image_writes,+__opencl_c_read_write_images,+__opencl_c_fp64,+__opencl_c_int64,"
-      "+__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables,"
-      "+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,"
-      "+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices"};
+      "-D__IMAGE_SUPPORT__=1"};
+  // The extensions the native device reports, and under -cl-std=CL3.0 the
+  // optional features it reports (opencl_c_features()), nothing else.
+  static const std::string extensions = [] {
+    std::string s =
+        "-cl-ext=-all,+cl_khr_fp64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,"
+        "+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,"
+        "+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,"
+        "+cl_khr_byte_addressable_store,+cl_khr_3d_image_writes";
+    for (const char* f : opencl_c_features()) s += std::string(",+") + f;
+    return s;
+  }();
+  args.push_back(extensions);
   if (!opts.headers.empty()) {
     args.push_back("-I");
     args.push_back(kHeaderDir);

@@ -297,13 +297,20 @@ TEST_CASE("the native device's queries describe what it really does") {
     CHECK(size == sizeof v);
     return v;
   };
-  // Every OpenCL 1.2 core query answers (0x104A-B are cl_khr_image2d_from_buffer's).
-  for (cl_device_info q = CL_DEVICE_TYPE; q <= CL_DEVICE_PRINTF_BUFFER_SIZE; ++q) {
+  // Every core query of OpenCL 1.0 to 3.0 answers (CL_DEVICE_TYPE to
+  // CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED), but for extensions' own
+  // in that range: cl_khr_image2d_from_buffer's (0x104A-B),
+  // cl_khr_extended_versioning's (0x105F) and cl_khr_device_uuid's
+  // (0x106A-E), which the device does not report.
+  for (cl_device_info q = CL_DEVICE_TYPE; q <= 0x1072; ++q) {
+    if (q == 0x104A || q == 0x104B || q == 0x105F || (q >= 0x106A && q <= 0x106E)) continue;
     INFO("param_name 0x" << std::hex << q);
     cl_int err = CL_SUCCESS;
     auto bytes = device_bytes(d, q, err);
     CHECK(err == CL_SUCCESS);
-    if (q != CL_DEVICE_PARTITION_TYPE && q != CL_DEVICE_BUILT_IN_KERNELS) CHECK(!bytes.empty());
+    if (q != CL_DEVICE_PARTITION_TYPE && q != CL_DEVICE_BUILT_IN_KERNELS &&
+        q != CL_DEVICE_ILS_WITH_VERSION && q != CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION)
+      CHECK(!bytes.empty());
   }
   CHECK(scalar(CL_DEVICE_TYPE, cl_device_type{0}) == CL_DEVICE_TYPE_CPU);
   // One compute unit per hardware thread: the thread pool's size.
@@ -341,7 +348,8 @@ TEST_CASE("the native device's queries describe what it really does") {
   // The forms of OpenCL 1.2, 4.2: "OpenCL<space><major_version.minor_version><space><vendor-specific
   // information>", "OpenCL C<space><major_version.minor_version><space><vendor-specific
   // information>" (the space after the version is required) and "major_number.minor_number".
-  CHECK(std::regex_match(device_string(d, CL_DEVICE_VERSION), std::regex(R"(OpenCL 1\.2 .*)")));
+  CHECK(std::regex_match(device_string(d, CL_DEVICE_VERSION), std::regex(R"(OpenCL 3\.0 .*)")));
+  CHECK(scalar(CL_DEVICE_NUMERIC_VERSION, cl_version{0}) == CL_MAKE_VERSION(3, 0, 0));
   CHECK(std::regex_match(device_string(d, CL_DEVICE_OPENCL_C_VERSION), std::regex(R"(OpenCL C 1\.2 .*)")));
   CHECK(std::regex_match(device_string(d, CL_DRIVER_VERSION), std::regex(R"(\d+\.\d+)")));
   CHECK(device_string(d, CL_DEVICE_PROFILE) == "FULL_PROFILE");
@@ -362,6 +370,84 @@ TEST_CASE("the native device's queries describe what it really does") {
       "  d[0] = sqrt(d[1]); atom_add(l, 1L); c[get_global_id(0)] = 1; }\n";
   Context ctx(natives);
   Program prog(ctx, source);  // REQUIREs a successful build
+  // Under -cl-std=CL3.0 the __opencl_c_* macros are exactly the features it
+  // reports, and each one works: a generic pointer to private and __local
+  // memory, a program-scope global kept between launches, seq_cst atomics
+  // at device scope.
+  {
+    size_t bytes = 0;
+    CL_REQUIRE(clGetDeviceInfo(d, CL_DEVICE_OPENCL_C_FEATURES, 0, nullptr, &bytes));
+    std::vector<cl_name_version> features(bytes / sizeof(cl_name_version));
+    CL_REQUIRE(clGetDeviceInfo(d, CL_DEVICE_OPENCL_C_FEATURES, bytes, features.data(), nullptr));
+    std::set<std::string> reported;
+    for (const auto& f : features) reported.insert(f.name);
+    CHECK(reported.count("__opencl_c_generic_address_space") == 1);
+    CHECK(reported.count("__opencl_c_program_scope_global_variables") == 1);
+    CHECK(reported.count("__opencl_c_atomic_order_seq_cst") == 1);
+    CHECK(reported.count("__opencl_c_pipes") == 0);
+    CHECK(reported.count("__opencl_c_device_enqueue") == 0);
+    CHECK(scalar(CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT, cl_bool{0}) == CL_TRUE);
+    CHECK(scalar(CL_DEVICE_PIPE_SUPPORT, cl_bool{1}) == CL_FALSE);
+    CHECK(scalar(CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE, size_t{0}) >= 64 * 1024);
+    std::string checks;
+    for (const char* f :
+         {"__opencl_c_images", "__opencl_c_3d_image_writes", "__opencl_c_read_write_images",
+          "__opencl_c_fp64", "__opencl_c_int64", "__opencl_c_generic_address_space",
+          "__opencl_c_program_scope_global_variables", "__opencl_c_atomic_order_acq_rel",
+          "__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device",
+          "__opencl_c_atomic_scope_all_devices", "__opencl_c_pipes", "__opencl_c_device_enqueue",
+          "__opencl_c_subgroups", "__opencl_c_work_group_collective_functions",
+          "__opencl_c_fp16", "__opencl_c_int8"}) {
+      const std::string name = f;
+      checks += reported.count(name) ? "#ifndef " + name + "\n#error " + name + " reported, not defined\n#endif\n"
+                                     : "#ifdef " + name + "\n#error " + name + " defined, not reported\n#endif\n";
+    }
+    checks +=
+        "#if __OPENCL_VERSION__ != 300\n#error __OPENCL_VERSION__ is not the device's 3.0\n#endif\n"
+        "global int counter = 5;\n"
+        "int twice(int* p) { return *p * 2; }\n"
+        "kernel void gen(global int* out, local int* scratch, global atomic_int* hits) {\n"
+        "  int gid = get_global_id(0), mine = gid;\n"
+        "  scratch[get_local_id(0)] = gid + 1;\n"
+        "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "  out[gid] = twice(&mine) + twice(&scratch[get_local_id(0)]);\n"
+        "  atomic_fetch_add_explicit(hits, 1, memory_order_seq_cst, memory_scope_device);\n"
+        "  if (gid == 0) out[64] = ++counter;\n"
+        "}\n";
+    cl_int err = CL_SUCCESS;
+    const char* text = checks.c_str();
+    cl_program p3 = clCreateProgramWithSource(ctx, 1, &text, nullptr, &err);
+    CL_REQUIRE(err);
+    const cl_int built = clBuildProgram(p3, 1, &d, "-cl-std=CL3.0", nullptr, nullptr);
+    if (built != CL_SUCCESS) {
+      size_t n = 0;
+      clGetProgramBuildInfo(p3, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+      std::string log(n, '\0');
+      clGetProgramBuildInfo(p3, d, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+      FAIL("-cl-std=CL3.0 build failed:\n" << log);
+    }
+    cl_kernel k3 = clCreateKernel(p3, "gen", &err);
+    CL_REQUIRE(err);
+    Queue q3(ctx, d);
+    Mem out3(ctx, CL_MEM_READ_WRITE, 65 * sizeof(cl_int));
+    const cl_int zero = 0;
+    Mem hits(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, const_cast<cl_int*>(&zero));
+    CL_REQUIRE(clSetKernelArg(k3, 0, sizeof(cl_mem), &out3.m));
+    CL_REQUIRE(clSetKernelArg(k3, 1, 16 * sizeof(cl_int), nullptr));
+    CL_REQUIRE(clSetKernelArg(k3, 2, sizeof(cl_mem), &hits.m));
+    const size_t global = 64, local = 16;
+    for (int i = 0; i < 3; ++i)
+      CL_REQUIRE(clEnqueueNDRangeKernel(q3, k3, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    std::vector<cl_int> got(65);
+    cl_int hit_count = 0;
+    CL_REQUIRE(clEnqueueReadBuffer(q3, out3, CL_TRUE, 0, 65 * sizeof(cl_int), got.data(), 0, nullptr, nullptr));
+    CL_REQUIRE(clEnqueueReadBuffer(q3, hits, CL_TRUE, 0, sizeof hit_count, &hit_count, 0, nullptr, nullptr));
+    for (int i = 0; i < 64; ++i) CHECK(got[i] == 2 * i + 2 * (i + 1));
+    CHECK(got[64] == 8);  // the global kept its value between the three launches
+    CHECK(hit_count == 3 * 64);
+    clReleaseKernel(k3);
+    clReleaseProgram(p3);
+  }
   // The largest work-group it announces runs.
   size_t max_wg = scalar(CL_DEVICE_MAX_WORK_GROUP_SIZE, size_t{0});
   REQUIRE(max_wg >= 1);

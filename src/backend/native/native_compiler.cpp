@@ -176,6 +176,8 @@ std::size_t local_bytes(const NativeKernel& kernel, std::size_t argument_local_b
   return kernel.info->static_local_bytes + argument_local_bytes;
 }
 
+std::span<const char* const> opencl_c_features() { return kernels::opencl_c_features(); }
+
 // The native device's built-ins read and write every image format of
 // OpenCL 1.2 (kernels-pass/builtins/image*.cl), in every image type.
 bool image_support() { return true; }

@@ -129,5 +129,8 @@ constexpr std::size_t kLocalMemBytes = 64 * 1024;
 std::size_t local_bytes(const NativeKernel& kernel, std::size_t argument_local_bytes);
 std::size_t max_work_group_size();
 cl_uint compute_units();
+// CL_DEVICE_OPENCL_C_FEATURES: the __opencl_c_* features its compiler
+// defines under -cl-std=CL3.0 (none without the compiler).
+std::span<const char* const> opencl_c_features();
 
 }  // namespace parasol::backend::native

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -24,6 +25,15 @@ constexpr const char* kExtensions =
     "cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics "
     "cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics "
     "cl_khr_int64_extended_atomics cl_khr_3d_image_writes";
+
+constexpr cl_version kVersion300 = CL_MAKE_VERSION(3, 0, 0);
+
+cl_name_version name_version(const char* name, cl_version version) {
+  cl_name_version nv{};
+  nv.version = version;
+  std::snprintf(nv.name, sizeof nv.name, "%s", name);
+  return nv;
+}
 
 // The CPU's highest clock: cpufreq's, else (virtual machines often have no
 // cpufreq) the largest "cpu MHz" /proc/cpuinfo lists.
@@ -232,14 +242,83 @@ cl_int NativeDevice::info(cl_device_info param, InfoOut& out, cl_platform_id par
     // "OpenCL C<space><major.minor><space><vendor-specific information>".
     case CL_DRIVER_VERSION: return out.string(PARASOL_DRIVER_VERSION);
     case CL_DEVICE_PROFILE: return out.string("FULL_PROFILE");
-    case CL_DEVICE_VERSION: return out.string("OpenCL 1.2 Parasol native " PARASOL_VERSION);
+    // OpenCL 3.0 with the optional features its compiler has; OpenCL C 1.2
+    // is the newest version it supports whole (3.0's CL_DEVICE_OPENCL_C_VERSION).
+    case CL_DEVICE_VERSION: return out.string("OpenCL 3.0 Parasol native " PARASOL_VERSION);
     case CL_DEVICE_OPENCL_C_VERSION: return out.string("OpenCL C 1.2 Parasol native");
+    case CL_DEVICE_NUMERIC_VERSION: return out.scalar(kVersion300);
+    case CL_DEVICE_OPENCL_C_ALL_VERSIONS: {
+      const cl_name_version all[] = {name_version("OpenCL C", CL_MAKE_VERSION(1, 0, 0)),
+                                     name_version("OpenCL C", CL_MAKE_VERSION(1, 1, 0)),
+                                     name_version("OpenCL C", CL_MAKE_VERSION(1, 2, 0)),
+                                     name_version("OpenCL C", kVersion300)};
+      return out.bytes(all, sizeof all);
+    }
+    case CL_DEVICE_OPENCL_C_FEATURES: {
+      std::vector<cl_name_version> list;
+      for (const char* f : opencl_c_features()) list.push_back(name_version(f, kVersion300));
+      return out.bytes(list.data(), list.size() * sizeof(cl_name_version));
+    }
+    case CL_DEVICE_EXTENSIONS_WITH_VERSION: {
+      std::vector<cl_name_version> list;
+      const std::string all = kExtensions;
+      for (std::size_t at = 0; at < all.size();) {
+        std::size_t end = std::min(all.find(' ', at), all.size());
+        list.push_back(name_version(all.substr(at, end - at).c_str(), CL_MAKE_VERSION(1, 0, 0)));
+        at = end + 1;
+      }
+      return out.bytes(list.data(), list.size() * sizeof(cl_name_version));
+    }
+    case CL_DEVICE_ILS_WITH_VERSION:
+    case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION: return out.bytes(nullptr, 0);
+    case CL_DEVICE_IL_VERSION: return out.string("");
+    case CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED: return out.string("v0000-01-01-00");
+    // What the features above need (OpenCL 3.0, 4.2's minimums).
+    case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
+      return out.scalar(cl_device_atomic_capabilities{
+          CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
+          CL_DEVICE_ATOMIC_ORDER_SEQ_CST | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP |
+          CL_DEVICE_ATOMIC_SCOPE_DEVICE | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES});
+    case CL_DEVICE_ATOMIC_FENCE_CAPABILITIES:
+      return out.scalar(cl_device_atomic_capabilities{
+          CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
+          CL_DEVICE_ATOMIC_ORDER_SEQ_CST | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM |
+          CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP | CL_DEVICE_ATOMIC_SCOPE_DEVICE |
+          CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES});
+    case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT: return out.scalar(cl_bool{CL_TRUE});
+    case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
+    case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE: return out.scalar(size_t{64 * 1024});
+    case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
+      return out.scalar(cl_uint{facts_.image_support ? 64u : 0u});
+    case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out.scalar(size_t{1});
+    // What it does not have: none.
+    case CL_DEVICE_SVM_CAPABILITIES: return out.scalar(cl_device_svm_capabilities{0});
+    case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES: return out.scalar(cl_command_queue_properties{0});
+    case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
+      return out.scalar(cl_device_device_enqueue_capabilities{0});
+    case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
+    case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
+    case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
+    case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
+    case CL_DEVICE_MAX_PIPE_ARGS:
+    case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
+    case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
+    case CL_DEVICE_MAX_NUM_SUB_GROUPS:
+    case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
+    case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
+    case CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT:
+    case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
+    case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT: return out.scalar(cl_uint{0});
+    case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
+    case CL_DEVICE_PIPE_SUPPORT:
+    case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
+    case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT: return out.scalar(cl_bool{CL_FALSE});
     case CL_DEVICE_EXTENSIONS: return out.string(kExtensions);
     case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC: return out.scalar(cl_bool{CL_TRUE});
     case CL_DEVICE_PRINTF_BUFFER_SIZE: return out.scalar(size_t{1 << 20});
     case CL_DEVICE_VENDOR_PLATFORM_PARASOL: return out.scalar(parasol);
     case CL_DEVICE_VENDOR_DEVICE_PARASOL: return out.scalar(cl_device_id{nullptr});
-    default: return CL_INVALID_VALUE;  // not an OpenCL 1.2 query
+    default: return CL_INVALID_VALUE;  // not an OpenCL 3.0 query
   }
 }
 

@@ -51,5 +51,6 @@ std::vector<cl_image_format> image_formats(cl_mem_object_type) { return {}; }
 std::array<std::size_t, 3> image_max(cl_mem_object_type) { return {0, 0, 0}; }
 std::size_t max_work_group_size() { return 1024; }
 cl_uint compute_units() { return 1; }
+std::span<const char* const> opencl_c_features() { return {}; }
 
 }  // namespace parasol::backend::native

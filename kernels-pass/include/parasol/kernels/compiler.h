@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -175,6 +176,11 @@ BuildResult load_binary(const unsigned char* data, std::size_t size);
 // Where compiled kernels are cached: $PARASOL_CACHE_DIR, else
 // $XDG_CACHE_HOME/parasol, else ~/.cache/parasol.
 std::string cache_directory();
+
+// The optional OpenCL C 3.0 features the compiler supports: each one's
+// __opencl_c_* macro is defined under -cl-std=CL3.0, and only those (what
+// the native device reports as CL_DEVICE_OPENCL_C_FEATURES).
+std::span<const char* const> opencl_c_features();
 
 // Identifies the compiler build (Parasol's version, LLVM's, and hashes of
 // the built-in library and of kernels-pass's own sources), part of the
