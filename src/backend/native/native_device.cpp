@@ -83,7 +83,8 @@ class NativeDevice final : public DeviceBackend {
     if (!program.native_object.empty()) return program.native_object;
     return program.native ? native::binary(*program.native) : std::vector<unsigned char>{};
   }
-  // Program-scope variables are OpenCL 2.0's; the device is 1.2.
+  // Not known: the compiled program keeps no sizes of its program-scope
+  // variables, so the query answers 0 (docs/user-guide.md §6).
   std::size_t global_variable_bytes(const DeviceProgram&) const override { return 0; }
   bool reads_kernels() const override { return true; }
   std::string_view extra_options() const override { return {}; }
