@@ -9,24 +9,25 @@
 #include <vector>
 
 #include "backend/device_backend.h"
+#include "backend/uncarried_features.h"
 
 namespace parasol::backend {
 namespace {
 
-std::string device_string(cl_device_id d, cl_device_info param) {
+// A string query of the vendor's (clGetDeviceInfo, clGetPlatformInfo, ...):
+// empty when it does not answer.
+template <typename Object, typename Param>
+std::string vendor_string(cl_int (*query)(Object, Param, size_t, void*, size_t*), Object object,
+                          Param param) {
   size_t size = 0;
-  if (clGetDeviceInfo(d, param, 0, nullptr, &size) != CL_SUCCESS || !size) return {};
+  if (query(object, param, 0, nullptr, &size) != CL_SUCCESS || !size) return {};
   std::vector<char> buf(size);
-  if (clGetDeviceInfo(d, param, size, buf.data(), nullptr) != CL_SUCCESS) return {};
+  if (query(object, param, size, buf.data(), nullptr) != CL_SUCCESS) return {};
   return std::string(buf.data());
 }
 
-std::string platform_string(cl_platform_id p, cl_platform_info param) {
-  size_t size = 0;
-  if (clGetPlatformInfo(p, param, 0, nullptr, &size) != CL_SUCCESS || !size) return {};
-  std::vector<char> buf(size);
-  if (clGetPlatformInfo(p, param, size, buf.data(), nullptr) != CL_SUCCESS) return {};
-  return std::string(buf.data());
+std::string device_string(cl_device_id d, cl_device_info param) {
+  return vendor_string(&clGetDeviceInfo, d, param);
 }
 
 std::string build_log(cl_program p, cl_device_id d) {
@@ -156,7 +157,8 @@ VendorDevice::VendorDevice(const VendorWorker& worker) : worker_(worker) {
   clGetDeviceInfo(d, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
   facts_.image_support = images == CL_TRUE;
   facts_.name = device_string(d, CL_DEVICE_NAME);
-  facts_.vendor_platform_name = platform_string(worker_.platform, CL_PLATFORM_NAME);
+  facts_.vendor_platform_name = vendor_string(&clGetPlatformInfo, worker_.platform,
+                                              cl_platform_info{CL_PLATFORM_NAME});
 }
 
 cl_int VendorDevice::create_from_source(DeviceProgram& program, const std::string& source) const {
@@ -357,26 +359,8 @@ cl_int VendorDevice::info(cl_device_info param, InfoOut& out, cl_platform_id) co
   // made from buffers.
   size_t size = 0;
   if (cl_int err = clGetDeviceInfo(v, param, 0, nullptr, &size); err != CL_SUCCESS) return err;
+  if (cl_int result = CL_SUCCESS; answer_uncarried(param, out, result)) return result;
   switch (param) {
-    case CL_DEVICE_SVM_CAPABILITIES: return out.scalar(cl_device_svm_capabilities{0});
-    case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES: return out.scalar(cl_command_queue_properties{0});
-    case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
-    case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
-    case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
-    case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
-    case CL_DEVICE_MAX_PIPE_ARGS:
-    case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
-    case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
-    case CL_DEVICE_MAX_NUM_SUB_GROUPS:
-    case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
-    case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT: return out.scalar(cl_uint{0});
-    case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
-    case CL_DEVICE_PIPE_SUPPORT:
-    case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT: return out.scalar(cl_bool{CL_FALSE});
-    case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
-      return out.scalar(cl_device_device_enqueue_capabilities{0});
-    case CL_DEVICE_IL_VERSION: return out.string("");
-    case CL_DEVICE_ILS_WITH_VERSION: return out.bytes(nullptr, 0);
     case CL_DEVICE_EXTENSIONS_WITH_VERSION: {
       auto list = name_versions(v, param, &dropped_extension);
       return out.bytes(list.data(), list.size() * sizeof(cl_name_version));

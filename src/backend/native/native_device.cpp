@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backend/device_backend.h"
+#include "backend/uncarried_features.h"
 #include "parasol_version.h"
 
 namespace parasol::backend::native {
@@ -270,9 +271,7 @@ cl_int NativeDevice::info(cl_device_info param, InfoOut& out, cl_platform_id par
       }
       return out.bytes(list.data(), list.size() * sizeof(cl_name_version));
     }
-    case CL_DEVICE_ILS_WITH_VERSION:
     case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION: return out.bytes(nullptr, 0);
-    case CL_DEVICE_IL_VERSION: return out.string("");
     case CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED: return out.string("v0000-01-01-00");
     // What the features above need (OpenCL 3.0, 4.2's minimums).
     case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
@@ -292,34 +291,22 @@ cl_int NativeDevice::info(cl_device_info param, InfoOut& out, cl_platform_id par
     case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
       return out.scalar(cl_uint{facts_.image_support ? 64u : 0u});
     case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out.scalar(size_t{1});
-    // What it does not have: none.
-    case CL_DEVICE_SVM_CAPABILITIES: return out.scalar(cl_device_svm_capabilities{0});
-    case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES: return out.scalar(cl_command_queue_properties{0});
-    case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
-      return out.scalar(cl_device_device_enqueue_capabilities{0});
-    case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
-    case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
-    case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
-    case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
-    case CL_DEVICE_MAX_PIPE_ARGS:
-    case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
-    case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
-    case CL_DEVICE_MAX_NUM_SUB_GROUPS:
-    case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
-    case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
+    // No preferred alignment for atomics; no work-group collective
+    // functions (Parasol's other missing features: uncarried_features.h).
     case CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT:
     case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
     case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT: return out.scalar(cl_uint{0});
-    case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
-    case CL_DEVICE_PIPE_SUPPORT:
-    case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
     case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT: return out.scalar(cl_bool{CL_FALSE});
     case CL_DEVICE_EXTENSIONS: return out.string(kExtensions);
     case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC: return out.scalar(cl_bool{CL_TRUE});
     case CL_DEVICE_PRINTF_BUFFER_SIZE: return out.scalar(size_t{1 << 20});
     case CL_DEVICE_VENDOR_PLATFORM_PARASOL: return out.scalar(parasol);
     case CL_DEVICE_VENDOR_DEVICE_PARASOL: return out.scalar(cl_device_id{nullptr});
-    default: return CL_INVALID_VALUE;  // not an OpenCL 3.0 query
+    default: {
+      cl_int result = CL_INVALID_VALUE;  // not an OpenCL 3.0 query
+      answer_uncarried(param, out, result);
+      return result;
+    }
   }
 }
 
