@@ -127,8 +127,10 @@ Shard& shard_of(const void* handle) {
   return (*shards)[bits >> 58];  // the top 6 bits: 64 shards
 }
 
-// The last two of each kind: a chain's enqueue looks up the event the one
-// before returned, and its release the event before that.
+// The last few of each kind, the oldest replaced first: a chain's enqueue
+// looks up the event the one before returned, and its release the event
+// before that; a stream setting a buffer argument before each launch
+// rotates over several buffers.
 class Remembered {
  public:
   bool has(const void* handle, std::uint64_t removals) const {
@@ -137,8 +139,12 @@ class Remembered {
     return false;
   }
   void note(const void* handle, std::uint64_t removals) {
-    entries_[1] = entries_[0];
-    entries_[0] = {handle, removals};
+    for (Entry& e : entries_)
+      if (e.handle == handle) {  // seen before, under an older count
+        e.removals = removals;
+        return;
+      }
+    entries_[next_++ % kEntries] = {handle, removals};
   }
 
  private:
@@ -146,7 +152,9 @@ class Remembered {
     const void* handle = nullptr;
     std::uint64_t removals = 0;
   };
-  std::array<Entry, 2> entries_;
+  static constexpr std::size_t kEntries = 8;
+  std::array<Entry, kEntries> entries_;
+  std::size_t next_ = 0;
 };
 thread_local std::array<Remembered, kKinds> t_remembered;
 

@@ -166,7 +166,7 @@ class RememberedLeases {
                    LeasePins& out) {
     const Lease* first = nullptr;
     for (std::size_t i = 0; i < handles.size(); ++i) {
-      const Entry& e = entries_[slot(handles[i])];
+      const Entry& e = entries_[find(handles[i])];
       if (e.handle != handles[i] || !covers(e.lease->mode, modes[i]) ||
           (node != kAnyNode && e.lease->node != node) || !pin_unless_recalled(*e.lease)) {
         out.unused();
@@ -181,8 +181,11 @@ class RememberedLeases {
   // Under the table's lock: out's leases were just found for handles.
   void remember(std::span<const starpu_data_handle_t> handles,
                 std::span<const std::shared_ptr<Lease>* const> found, const LeasePins& out) {
-    for (std::size_t i = 0; i < handles.size(); ++i)
-      entries_[slot(handles[i])] = {handles[i], *found[i], out.interface(i)};
+    for (std::size_t i = 0; i < handles.size(); ++i) {
+      std::size_t at = find(handles[i]);
+      if (entries_[at].handle != handles[i]) at = next_++ % kEntries;  // the oldest goes
+      entries_[at] = {handles[i], *found[i], out.interface(i)};
+    }
   }
 
  private:
@@ -191,8 +194,14 @@ class RememberedLeases {
     std::shared_ptr<Lease> lease;
     void* interface = nullptr;
   };
-  static std::size_t slot(starpu_data_handle_t h) {
-    return (reinterpret_cast<std::uintptr_t>(h) >> 6) % kEntries;
+  // The slot remembering h, else 0 (its handle differs). Searched whole,
+  // not placed by the handle's address: a stream rotating over a few
+  // buffers keeps every one of them (placed by address, two of them often
+  // shared a slot and went through the table's lock and lookup).
+  std::size_t find(starpu_data_handle_t h) const {
+    for (std::size_t i = 0; i < kEntries; ++i)
+      if (entries_[i].handle == h) return i;
+    return 0;
   }
   // Against detach()'s mark on the same word: whichever comes second sees
   // the other, so a recall either finds this pin (and leaves the give-back
@@ -205,8 +214,9 @@ class RememberedLeases {
         return true;
     return false;
   }
-  static constexpr std::size_t kEntries = 4;
+  static constexpr std::size_t kEntries = 8;
   std::array<Entry, kEntries> entries_;
+  std::size_t next_ = 0;  // the slot remember() fills next with a new handle
 };
 
 namespace {
