@@ -181,7 +181,7 @@ DirectSlot::DirectSlot(const core::Event& event, const LaneChoice& choice, bool 
     : DirectSlot(*event.executed_on(), choice.lane(),
                  waited || event.profiled() || event.awaited(), choice.waits()) {}
 
-unsigned DirectSlot::join(LeasePins& pins, cl_event done,
+std::uint64_t DirectSlot::join(LeasePins& pins, cl_event done,
                           DirectEnd complete, void* self, bool owned, std::uint64_t launch_time,
                           const core::Event* event, bool listed) {
   pins.used_on(index_);
@@ -194,7 +194,7 @@ unsigned DirectSlot::join(LeasePins& pins, cl_event done,
     // finishes the vendor queue (drain_direct()).
     lane_.last_unlisted.store(launched, std::memory_order_release);
     order_.unlock();
-    return static_cast<unsigned>(launched);
+    return launched;
   }
   bool was_empty;
   {
@@ -211,7 +211,7 @@ unsigned DirectSlot::join(LeasePins& pins, cl_event done,
   order_.unlock();
   // The waiter only sleeps on an empty lane.
   if (was_empty) wake_waiter(lane_);
-  return static_cast<unsigned>(launched);
+  return launched;
 }
 
 void hand_over_direct(DirectSlot& slot, core::Event& event, LeasePins& pins, cl_event done,
@@ -254,12 +254,26 @@ cl_int event_record_status(const core::Event& event, cl_int status, const char* 
 }
 
 void hand_over_record(DirectSlot& slot, LeasePins& pins, cl_event done, DirectEnd complete,
-                      void* self, std::uint64_t launch_time, RecordEnd end) {
+                      void* self, std::uint64_t launch_time, RecordEnd end, LaneMark* finished) {
   const bool periodic = slot.periodic();
   // An end that only reports the record's own failure has nothing to do
   // without its own event: a later proof's status is the later command's.
   const bool listed = done || end == RecordEnd::Always;
-  slot.join(pins, done, complete, self, true, launch_time, nullptr, listed);
+  // Every entry pushed so far is ahead of it in the vendor's queue (pushes
+  // hold the slot's order lock), and so is its own, if it gets one.
+  if (finished && end == RecordEnd::Finished)
+    *finished = {&slot.lane_, slot.lane_.pushed + (listed ? 1 : 0)};
+  const std::uint64_t launched =
+      slot.join(pins, done, complete, self, true, launch_time, nullptr, listed);
+  if (end == RecordEnd::Finished) {
+    // The vendor's in-order queue ran everything through it: as a drain's
+    // clFinish that returned (Lane::finished_through).
+    Lane& lane = slot.lane_;
+    std::uint64_t seen = lane.finished_through.load(std::memory_order_relaxed);
+    while (seen < launched && !lane.finished_through.compare_exchange_weak(
+                                  seen, launched, std::memory_order_acq_rel))
+      ;
+  }
   if (periodic) clFlush(queue_of(slot.lane_));
 }
 

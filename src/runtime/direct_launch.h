@@ -180,8 +180,21 @@ using DirectEnd = void (*)(void* self, cl_int status, std::uint64_t launch_time)
 // vendor whose records go without events, PoCL, cannot fail them), a
 // failure among them fails the lane's next command with an event of its
 // own (its periodic proof at the latest), whose end says so; and a drain
-// says what the vendor's clFinish reports.
-enum class RecordEnd { Always, OwnFailure };
+// says what the vendor's clFinish reports. Finished: a transfer the vendor's
+// own blocking call completed (a failure came back from the call, and the
+// command then went the event path), which also finished every launch of its
+// lane before it: a drain needs no vendor clFinish for them.
+enum class RecordEnd { Always, OwnFailure, Finished };
+
+// A place in a lane: its commands up to the one pushed seq-th
+// (harvest_through()).
+struct LaneMark {
+  Lane* lane = nullptr;
+  std::uint64_t seq = 0;
+};
+// The vendor finished mark's lane through it (a blocking call returned
+// successfully): completes its commands up to there now.
+void harvest_through(Lane& lane, std::uint64_t seq);
 
 // Keeps the device's direct commands off StarPU's vendor queue (lane 0)
 // while held: what StarPU's worker enqueues meanwhile lands right behind
@@ -229,13 +242,13 @@ class DirectSlot {
   friend void hand_over_direct(DirectSlot&, core::Event&, LeasePins&, cl_event, DirectEnd,
                                void*, DoneHolder);
   friend void hand_over_record(DirectSlot&, LeasePins&, cl_event, DirectEnd, void*,
-                               std::uint64_t, RecordEnd);
+                               std::uint64_t, RecordEnd, LaneMark*);
   // The part of a hand-over every command shares: the leases learn of the
   // vendor command, it joins the lane, the slot is let go, the waiter is
-  // woken. The lane's launch count after it. event: the command's (null
+  // woken. The lane's launch count after it (this launch's number). event: the command's (null
   // for a record). listed: false for a record that needs no entry
   // (RecordEnd::OwnFailure without its own event).
-  unsigned join(LeasePins& pins, cl_event done,
+  std::uint64_t join(LeasePins& pins, cl_event done,
                 DirectEnd complete, void* self, bool lane_owns_done, std::uint64_t launch_time,
                 const core::Event* event, bool listed);
   DirectSlot(const core::Device& device, unsigned lane, bool event_needed,
@@ -273,9 +286,11 @@ cl_int event_record_status(const core::Event& event, cl_int status, const char* 
 // drains the lane) and the commands behind it. complete(self, status) runs
 // once the vendor completed it, with launch_time (no allocation per record
 // to carry it); the lane owns done (the vendor's event, if the slot asked
-// for one). end: see RecordEnd.
+// for one). end: see RecordEnd; for Finished, *finished (if given) is where
+// the lane's commands are done through.
 void hand_over_record(DirectSlot& slot, LeasePins& pins, cl_event done, DirectEnd complete,
-                      void* self, std::uint64_t launch_time, RecordEnd end);
+                      void* self, std::uint64_t launch_time, RecordEnd end,
+                      LaneMark* finished = nullptr);
 
 // Starts event, which has no command, as a direct one on device: it
 // completes once everything in its queue's home lane of device now has (the

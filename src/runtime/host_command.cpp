@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 
+#include "backend/vendor_handle.h"
 #include "core/command_queue.h"
 #include "core/device.h"
 #include "runtime/data_leases.h"
@@ -190,7 +191,8 @@ void on_record_done(void* device, cl_int status, std::uint64_t) {
 }  // namespace
 
 core::Device* DirectTransfer::record(const core::CommandQueue& queue, core::Event* previous,
-                                     const core::Device* tail) const {
+                                     const core::Device* tail, bool blocking,
+                                     LaneMark* finished) const {
   // Traces are of events.
   if (!direct_path_enabled() || trace::enabled() || form.owned_host) return nullptr;
   LeasePins pins;  // unpinned at return unless handed over
@@ -201,17 +203,33 @@ core::Device* DirectTransfer::record(const core::CommandQueue& queue, core::Even
   if (!lane) return nullptr;
   DirectSlot slot(*target, *lane);
   cl_event done = nullptr;
-  if (enqueue(pins, slot.place(), slot.event_out(done)) != CL_SUCCESS) {
-    // With an event, the same attempt says why and fails that event.
+  // A blocking call gives its event, whose status says whether it failed
+  // while running (a vendor may return success from the call all the same).
+  cl_event own = nullptr;
+  const cl_int err = enqueue(pins, slot.place(), blocking ? &own : slot.event_out(done), blocking);
+  const bool failed =
+      err != CL_SUCCESS ||
+      (blocking && (!own || backend::vendor_event_status(own, CL_COMPLETE) != CL_COMPLETE));
+  if (failed) {
+    // With an event, the same attempt (run again, if it ran) says why and
+    // fails that event.
     slot.release();
+    if (own) clReleaseEvent(own);
     return nullptr;
+  }
+  if (own) {
+    if (slot.wants_event())
+      done = own;  // the lane's proof
+    else
+      clReleaseEvent(own);
   }
   log::debug(kWhat[static_cast<int>(form.kind)], " (no event) goes directly to ",
              target->label(), ", lane ", *lane, ",");
   count_direct(target->worker(), *lane, DirectPath::Record);
   // Counted now: clFinish may return before the record's end has run.
   count_transfer(*target, form);
-  hand_over_record(slot, pins, done, &on_record_done, target, 0, RecordEnd::OwnFailure);
+  hand_over_record(slot, pins, done, &on_record_done, target, 0,
+                   blocking ? RecordEnd::Finished : RecordEnd::OwnFailure, finished);
   return target;
 }
 
@@ -228,7 +246,7 @@ bool DirectTransfer::record_with_event(core::Event& event, std::span<core::Event
   const LaneChoice lane(event, deps);
   DirectSlot slot(event, lane, blocking);
   cl_event done = nullptr;
-  const bool in_vendor = blocking && form.size <= kVendorBlockingBytes;
+  const bool in_vendor = blocking && blocks_in_vendor();
   const cl_int err = enqueue(pins, slot.place(), slot.event_out(done), in_vendor);
   if (err != CL_SUCCESS || (slot.wants_event() && !done)) {
     slot.release();

@@ -76,9 +76,18 @@ struct DirectTransfer {
   // Sends it to the device already holding leases on its buffers, without
   // a Parasol event or command object (core::CommandQueue::try_record()):
   // the device, or null if it needs an event. No new lease: taking one may
-  // block, and the queue's lock is held.
+  // block, and the queue's lock is held. blocking (up to
+  // kVendorBlockingBytes): the vendor's own blocking call, done on return,
+  // with every command of its lane before it (*finished: through where, for
+  // harvest_through() once the queue's lock is let go); a failure (the
+  // call's, or its vendor event's) sends the command the event path, which
+  // runs it again and fails its event.
   core::Device* record(const core::CommandQueue& queue, core::Event* previous,
-                       const core::Device* tail) const;
+                       const core::Device* tail, bool blocking = false,
+                       LaneMark* finished = nullptr) const;
+  // Whether a blocking call of this transfer is the vendor's own (else the
+  // caller waits on its event).
+  bool blocks_in_vendor() const { return form.size <= kVendorBlockingBytes; }
   // With an event (or a wait list, or blocking), the same way when the
   // device holding its buffers can take it after deps
   // (core::CommandQueue::try_record_with_event(), as

@@ -151,6 +151,15 @@ std::size_t harvest(Lane& lane, std::uint64_t through = 0, cl_int through_status
   }
 }
 
+void harvest_through(Lane& lane, std::uint64_t seq) {
+  {
+    std::lock_guard lock(lane.mutex);
+    if (lane.fifo.empty() || lane.fifo.front().seq > seq) return;  // harvested already
+  }
+  // As after a clFinish that succeeded (finish_lane()).
+  harvest(lane, seq, CL_COMPLETE);
+}
+
 void CL_CALLBACK harvest_callback(cl_event, cl_int, void* lane) {
   tsan::acquire(lane);  // from arm(), through the vendor
   CallbackScope scope;

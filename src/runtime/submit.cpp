@@ -101,11 +101,23 @@ core::Ref<core::Event> submit_transfer(core::CommandQueue& queue, cl_command_typ
                                        bool wants_event) {
   if (vendor_form && queue.records_allowed()) {
     const DirectTransfer direct{accesses, *vendor_form};
-    if (!blocking && !wants_event && wait_list.empty() &&
+    LaneMark finished;
+    // A blocking read or write too, where the vendor's own blocking call
+    // waits: done on return, it needs no event to wait on. Not a map: kept
+    // on its event, which its unmap and the commands after it follow on the
+    // direct path.
+    const bool blocking_record = blocking && direct.blocks_in_vendor() &&
+                                 type != CL_COMMAND_MAP_BUFFER && type != CL_COMMAND_MAP_IMAGE;
+    if ((!blocking || blocking_record) && !wants_event && wait_list.empty() &&
         queue.try_record([&](core::Event* previous, const core::Device* tail) {
-          return direct.record(queue, previous, tail);
-        }))
+          return direct.record(queue, previous, tail, blocking, &finished);
+        })) {
+      // The queue's commands before it are done too: their events say so on
+      // return, as a wait would have made them (outside the queue's lock:
+      // completions may call the application back).
+      if (finished.lane) harvest_through(*finished.lane, finished.seq);
       return {};
+    }
     if (!queue.device() || direct_capable(*queue.device())) {
       auto launched = queue.try_record_with_event(
           type, wait_list,
