@@ -73,6 +73,7 @@ std::vector<unsigned char> serialise(const ProgramImage& img) {
     w.u64(k.private_bytes);
     w.str(k.attributes);
   }
+  w.u64(img.global_variable_bytes);
   w.str(std::string_view(reinterpret_cast<const char*>(img.object.data()), img.object.size()));
   return std::move(w.out);
 }
@@ -118,6 +119,7 @@ bool deserialise(const unsigned char* data, std::size_t size, ProgramImage& img,
     k.attributes = r.str();
     img.kernels.push_back(std::move(k));
   }
+  img.global_variable_bytes = r.u64();
   std::string obj = r.str();
   if (!r.ok) {
     log += "error: truncated or corrupt binary\n";

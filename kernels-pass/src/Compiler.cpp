@@ -56,6 +56,10 @@ namespace {
 
 using namespace detail;
 
+// The front end's address space map (-ffake-address-space-map, Frontend.cpp):
+// __global is 1.
+constexpr unsigned kGlobalAS = 1;
+
 class Program final : public CompiledProgram {
  public:
   Program(ProgramImage img, std::unique_ptr<JitImage> jit, std::vector<unsigned char> binary,
@@ -70,6 +74,7 @@ class Program final : public CompiledProgram {
     return it == entries_.end() ? nullptr : it->second;
   }
   std::vector<unsigned char> binary() const override { return binary_; }
+  std::size_t global_variable_bytes() const override { return img_.global_variable_bytes; }
   bool complete() const {
     for (auto& [n, f] : entries_)
       if (!f) return false;
@@ -220,9 +225,14 @@ BuildResult finish(std::unique_ptr<llvm::Module> m, bool opt_disable, std::strin
   BuildResult r;
   r.log = std::move(log);
   if (!supported_printf_formats(*m, r.log)) return r;
+  ProgramImage img;
+  // The program's own variables, before the built-ins bring theirs.
+  const llvm::DataLayout& layout = m->getDataLayout();
+  for (const llvm::GlobalVariable& gv : m->globals())
+    if (gv.getAddressSpace() == kGlobalAS && !gv.isDeclaration())
+      img.global_variable_bytes += layout.getTypeAllocSize(gv.getValueType());
   if (!link_builtins(*m, r.log)) return r;
   timer.mark("builtins");
-  ProgramImage img;
   img.kernels = collect_kernel_info(*m);
   auto tm = create_target_machine(!opt_disable);
   if (!tm) {
@@ -381,7 +391,7 @@ Description describe(std::string_view source, std::string_view options,
   d.kernels = collect_kernel_info(*m);
   d.parsed = true;
   if (!path.empty())
-    write_file_atomically(folder_of(path), path, serialise(ProgramImage{d.kernels, {}}));
+    write_file_atomically(folder_of(path), path, serialise(ProgramImage{d.kernels, 0, {}}));
   return d;
 }
 

@@ -72,6 +72,7 @@ std::unique_ptr<JitImage> jit_load(const std::vector<unsigned char>& object, std
 enum class ImageKind { Executable, Object, Library };
 struct ProgramImage {
   std::vector<KernelInfo> kernels;
+  std::uint64_t global_variable_bytes = 0;  // program-scope __global variables
   std::vector<unsigned char> object;
   ImageKind kind = ImageKind::Executable;
 };

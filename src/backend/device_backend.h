@@ -128,6 +128,14 @@ class DeviceBackend {
   // platform. CL_INVALID_VALUE for a query the device does not know.
   virtual cl_int info(cl_device_info param, InfoOut& out, cl_platform_id parasol) const = 0;
 
+  // clCreateSubDevices: the backends of the sub-devices `properties` asks
+  // for, in the vendor's order, or the vendor's error (the spec's, for the
+  // native device). A sub-device's backend answers the queries about its
+  // partition (compute units, partition type, ...) and builds for the
+  // device that runs its commands: its root device.
+  virtual cl_int partition(const cl_device_partition_property* properties,
+                           std::vector<std::unique_ptr<DeviceBackend>>& out) const = 0;
+
  protected:
   DeviceFacts facts_;
 };

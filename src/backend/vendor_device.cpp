@@ -10,6 +10,7 @@
 
 #include "backend/device_backend.h"
 #include "backend/uncarried_features.h"
+#include "util/name_list.h"
 
 namespace parasol::backend {
 namespace {
@@ -89,6 +90,9 @@ std::vector<cl_name_version> name_versions(cl_device_id d, cl_device_info param,
 class VendorDevice final : public DeviceBackend {
  public:
   explicit VendorDevice(const VendorWorker& worker);
+  // A sub-device `sub` of worker's device: the queries are sub's, the
+  // programs and kernels worker's device's (which runs its commands).
+  VendorDevice(const VendorWorker& worker, VendorSubDevice sub);
 
   cl_int create_from_source(DeviceProgram& program, const std::string& source) const override;
   cl_int create_from_binary(DeviceProgram& program, std::span<const unsigned char> binary,
@@ -130,13 +134,22 @@ class VendorDevice final : public DeviceBackend {
   std::array<std::size_t, 3> image_max(cl_mem_object_type type) const override;
   bool has_vendor_extension(std::string_view name) const override;
   cl_int info(cl_device_info param, InfoOut& out, cl_platform_id parasol) const override;
+  cl_int partition(const cl_device_partition_property* properties,
+                   std::vector<std::unique_ptr<DeviceBackend>>& out) const override;
 
  private:
+  // The vendor device the queries ask: worker_'s, or a sub-device of it.
+  cl_device_id answering() const { return sub_ ? sub_.get() : worker_.device; }
+
   const VendorWorker worker_;
+  const VendorSubDevice sub_;
 };
 
-VendorDevice::VendorDevice(const VendorWorker& worker) : worker_(worker) {
-  const cl_device_id d = worker_.device;
+VendorDevice::VendorDevice(const VendorWorker& worker) : VendorDevice(worker, VendorSubDevice()) {}
+
+VendorDevice::VendorDevice(const VendorWorker& worker, VendorSubDevice sub)
+    : worker_(worker), sub_(std::move(sub)) {
+  const cl_device_id d = answering();
   clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof facts_.type, &facts_.type, nullptr);
   clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof facts_.compute_units,
                   &facts_.compute_units, nullptr);
@@ -264,16 +277,7 @@ std::vector<std::string> VendorDevice::kernel_names(const DeviceProgram& program
     return {};
   std::string names(size, '\0');
   clGetProgramInfo(program.vendor.get(), CL_PROGRAM_KERNEL_NAMES, size, names.data(), nullptr);
-  std::vector<std::string> out;
-  for (std::size_t at = 0; at < names.size();) {
-    std::size_t end = names.find_first_of(";", at);
-    if (end == std::string::npos) end = names.size();
-    std::string n = names.substr(at, end - at);
-    n.resize(std::char_traits<char>::length(n.c_str()));
-    if (!n.empty()) out.push_back(n);
-    at = end + 1;
-  }
-  return out;
+  return split_names(names);
 }
 
 std::vector<unsigned char> VendorDevice::binary(const DeviceProgram& program) const {
@@ -344,7 +348,7 @@ bool VendorDevice::has_vendor_extension(std::string_view name) const {
 }
 
 cl_int VendorDevice::info(cl_device_info param, InfoOut& out, cl_platform_id) const {
-  const cl_device_id v = worker_.device;
+  const cl_device_id v = answering();
   switch (param) {
     case CL_DEVICE_EXTENSIONS:
       return out.string(filter_extensions(device_string(v, CL_DEVICE_EXTENSIONS)));
@@ -375,6 +379,21 @@ cl_int VendorDevice::info(cl_device_info param, InfoOut& out, cl_platform_id) co
   if (cl_int err = clGetDeviceInfo(v, param, size, buf.data(), nullptr); err != CL_SUCCESS)
     return err;
   return out.bytes(buf.data(), size);
+}
+
+cl_int VendorDevice::partition(const cl_device_partition_property* properties,
+                               std::vector<std::unique_ptr<DeviceBackend>>& out) const {
+  VendorLock lock = lock_vendor(worker_);
+  cl_uint count = 0;
+  if (cl_int err = clCreateSubDevices(answering(), properties, 0, nullptr, &count); err)
+    return err;
+  std::vector<cl_device_id> subs(count);
+  if (cl_int err = clCreateSubDevices(answering(), properties, count, subs.data(), nullptr); err)
+    return err;
+  if (lock.owns_lock()) lock.unlock();  // thread-safe vendors give an empty lock
+  for (cl_device_id sub : subs)
+    out.push_back(std::make_unique<VendorDevice>(worker_, VendorSubDevice(sub, worker_.platform)));
+  return CL_SUCCESS;
 }
 
 }  // namespace

@@ -58,5 +58,6 @@ using VendorProgram = VendorHandle<cl_program, &clReleaseProgram>;
 using VendorKernel = VendorHandle<cl_kernel, &clReleaseKernel>;
 using VendorMem = VendorHandle<cl_mem, &clReleaseMemObject>;
 using VendorEvent = VendorHandle<cl_event, &clReleaseEvent>;
+using VendorSubDevice = VendorHandle<cl_device_id, &clReleaseDevice>;
 
 }  // namespace parasol::backend

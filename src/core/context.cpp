@@ -17,6 +17,10 @@ Context::Context(std::vector<Device*> devices, std::vector<cl_context_properties
     : devices_(std::move(devices)), properties_(std::move(properties)), notify_(notify),
       user_data_(user_data), scheduler_(std::move(scheduler)),
       data_aware_(backend::is_data_aware(scheduler_)) {
+  // A context holds an API reference on its sub-devices, as it does in
+  // the vendors' runtimes: they stay valid handles while it lives.
+  for (Device* d : devices_)
+    if (d->parent()) d->retain_api();
   if (!log::enabled(log::Level::Info)) return;
   log::info("context ", static_cast<const void*>(this), " over ", devices_.size(), " devices (",
             device_list(), "): its context queues place commands with policy '", scheduler_,
@@ -41,6 +45,8 @@ void Context::add_destructor_callback(void(CL_CALLBACK* fn)(cl_context, void*),
 Context::~Context() {
   for (auto it = destructor_callbacks_.rbegin(); it != destructor_callbacks_.rend(); ++it)
     it->first(handle(), it->second);
+  for (Device* d : devices_)
+    if (d->parent()) d->release_api();
   // The last reference may drop inside a StarPU callback, where deleting a
   // scheduling context (it waits for the context's tasks) is forbidden.
   if (owns_sched_ctx_)
@@ -57,6 +63,12 @@ bool Context::has_device(const Device* d) const { return device_index(d) >= 0; }
 int Context::device_index(const Device* d) const {
   auto it = std::find(devices_.begin(), devices_.end(), d);
   return it == devices_.end() ? -1 : static_cast<int>(it - devices_.begin());
+}
+
+Device* Context::device_on_worker(int worker_id) const {
+  for (Device* d : devices_)
+    if (d->worker().worker_id == worker_id) return d;
+  return nullptr;
 }
 
 bool Context::take_out_of_rotation(const Device* d) {
@@ -81,8 +93,10 @@ unsigned Context::sched_ctx() {
   // four thread-local lookups.
   if (sched_ready_.load(std::memory_order_acquire)) return sched_ctx_;
   std::call_once(sched_once_, [this] {
-    std::vector<int> workers;
-    for (Device* d : devices_) workers.push_back(d->worker().worker_id);
+    std::vector<int> workers;  // each once: sub-devices share their root's
+    for (Device* d : devices_)
+      if (std::find(workers.begin(), workers.end(), d->worker().worker_id) == workers.end())
+        workers.push_back(d->worker().worker_id);
     std::string policy = backend::starpu_policy(scheduler_);
     backend::WorkerDemand demand = backend::WorkerDemand::raise();
     unsigned id = starpu_sched_ctx_create(workers.data(), static_cast<int>(workers.size()),

@@ -25,6 +25,9 @@ class Context final : public Object<Context, _cl_context, ObjectKind::Context> {
   bool has_device(const Device* d) const;
   // Index of d in devices(), or -1.
   int device_index(const Device* d) const;
+  // The first of devices() that StarPU worker `worker_id` drives (several
+  // may: sub-devices run on their root device's worker), or null.
+  Device* device_on_worker(int worker_id) const;
   const std::vector<cl_context_properties>& properties() const { return properties_; }
   const std::string& scheduler() const { return scheduler_; }
   // Whether its policy weighs where the data is (heft, the dmda family):

@@ -19,14 +19,28 @@ Device* Device::create_native(int worker_id) {
   return create<Device>(worker, backend::native::native_device());
 }
 
+cl_int Device::partition(const cl_device_partition_property* properties,
+                         std::vector<Device*>& out) {
+  std::vector<std::unique_ptr<backend::DeviceBackend>> parts;
+  if (cl_int err = backend_->partition(properties, parts); err != CL_SUCCESS) return err;
+  for (auto& part : parts) {
+    Device* sub = create<Device>(worker_, std::move(part));
+    sub->parent_ = Ref<Device>(this);
+    sub->label_ = label_ + " sub-device " + std::to_string(out.size());
+    out.push_back(sub);
+  }
+  return CL_SUCCESS;
+}
+
 void Device::set_index(std::size_t index) {
   label_ = name() + " [" + vendor_platform_name() + "] (device " + std::to_string(index) + ")";
 }
 
 // The native device's platform is none: it is alike to no vendor's device.
+// A sub-device shares its root's worker: it is alike to no device.
 bool Device::alike(const Device& other) const {
-  return worker_.platform && worker_.platform == other.worker_.platform &&
-         type() == other.type() && compute_units() == other.compute_units() &&
+  return !parent_ && !other.parent_ && worker_.platform &&
+         worker_.platform == other.worker_.platform && type() == other.type() && compute_units() == other.compute_units() &&
          global_mem_size() == other.global_mem_size() && name() == other.name();
 }
 

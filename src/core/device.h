@@ -2,6 +2,11 @@
 // or Parasol's own native CPU device (a StarPU CPU worker running kernels
 // compiled by kernels-pass/; its memory is main RAM). What differs between
 // the two is its backend's (backend/device_backend.h) and its traits'.
+//
+// A sub-device (clCreateSubDevices) answers the queries about its partition
+// as its vendor's sub-device does, and runs its commands on its root
+// device's worker: the partition is what it reports, not a reservation of
+// compute units.
 #pragma once
 
 #include <array>
@@ -23,6 +28,12 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   static Device* create_vendor(const backend::VendorWorker& worker);
   // The native CPU device, driven by StarPU CPU worker `worker_id`.
   static Device* create_native(int worker_id);
+
+  // clCreateSubDevices: the sub-devices `properties` asks for (each with
+  // one API reference, the caller's), or the backend's error.
+  cl_int partition(const cl_device_partition_property* properties, std::vector<Device*>& out);
+  // Null for a root device (one of the platform's).
+  Device* parent() const { return parent_.get(); }
 
   const backend::VendorWorker& worker() const { return worker_; }
   const backend::DeviceBackend& backend() const { return *backend_; }
@@ -58,8 +69,11 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   bool has_vendor_extension(std::string_view name) const {
     return backend_->has_vendor_extension(name);
   }
-  // Root devices live as long as the process; clRelease/RetainDevice are no-ops.
-  static void destroy(Device*) {}
+  // Root devices live as long as the process (clRelease/RetainDevice are
+  // no-ops on them); a sub-device, until its last reference goes.
+  static void destroy(Device* d) {
+    if (d->parent_) delete d;
+  }
 
  private:
   const backend::DeviceFacts& facts() const { return backend_->facts(); }
@@ -67,6 +81,7 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   backend::VendorWorker worker_;
   std::unique_ptr<backend::DeviceBackend> backend_;
   std::string label_;
+  Ref<Device> parent_;
 };
 
 }  // namespace parasol::core

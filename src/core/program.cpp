@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "util/log.h"
+#include "util/name_list.h"
 #include "util/settings.h"
 
 namespace parasol::core {
@@ -43,24 +44,6 @@ Program::Program(Context* context, const std::vector<Device*>& devices,
     builds_.push_back(std::move(b));
   }
 }
-
-namespace {
-
-std::vector<std::string> split_names(const std::string& list) {
-  std::vector<std::string> out;
-  std::size_t at = 0;
-  while (at <= list.size()) {
-    std::size_t end = std::min(list.find(';', at), list.size());
-    std::string name = list.substr(at, end - at);
-    name.erase(0, name.find_first_not_of(' '));
-    name.erase(name.find_last_not_of(' ') + 1);
-    if (!name.empty()) out.push_back(name);
-    at = end + 1;
-  }
-  return out;
-}
-
-}  // namespace
 
 Program::Program(Context* context, const std::vector<Device*>& devices, const std::string& names,
                  BuiltIn, cl_int& err)

@@ -1,7 +1,7 @@
 // Device entry points: Parasol devices answer with their vendor's values
 // (its OpenCL version and that version's queries included), except where
-// Parasol itself decides (platform, queue properties, partitioning, the
-// features it does not carry).
+// Parasol itself decides (platform, queue properties, parent device and
+// reference count, the features it does not carry).
 #include <CL/cl_parasol.h>
 
 #include <cstdio>
@@ -71,17 +71,14 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_nam
       return out.scalar(cl_command_queue_properties{CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE |
                                                     CL_QUEUE_PROFILING_ENABLE});
     case CL_DEVICE_EXECUTION_CAPABILITIES:
-      // Native kernels run on Parasol's own CPU device, not on a vendor's.
+      // Host functions run where the device's traits say they can.
       return out.scalar(dev->worker().traits.runs_host_functions
                             ? cl_device_exec_capabilities{CL_EXEC_KERNEL | CL_EXEC_NATIVE_KERNEL}
                             : cl_device_exec_capabilities{CL_EXEC_KERNEL});
-    case CL_DEVICE_PARENT_DEVICE: return out.scalar(cl_device_id{nullptr});
-    case CL_DEVICE_PARTITION_MAX_SUB_DEVICES: return out.scalar(cl_uint{0});
-    case CL_DEVICE_PARTITION_PROPERTIES: return out.scalar(cl_device_partition_property{0});
-    case CL_DEVICE_PARTITION_AFFINITY_DOMAIN:
-      return out.scalar(cl_device_affinity_domain{0});
-    case CL_DEVICE_PARTITION_TYPE: return out.bytes(nullptr, 0);
-    case CL_DEVICE_REFERENCE_COUNT: return out.scalar(cl_uint{1});
+    case CL_DEVICE_PARENT_DEVICE:
+      return out.scalar(dev->parent() ? dev->parent()->handle() : cl_device_id{nullptr});
+    case CL_DEVICE_REFERENCE_COUNT:
+      return out.scalar(dev->parent() ? dev->api_ref_count() : cl_uint{1});
     // What StarPU may use there (its STARPU_LIMIT_OPENCL*_MEM limits included).
     case CL_DEVICE_GLOBAL_MEM_SIZE: return out.scalar(dev->global_mem_size());
     case CL_DEVICE_MAX_MEM_ALLOC_SIZE: return out.scalar(dev->max_mem_alloc_size());
@@ -96,22 +93,43 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_nam
   return CL_SUCCESS;
 }
 
+// The partition is the device's vendor's (the native device's own): the
+// same schemes, counts and errors.
 cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device,
                                       const cl_device_partition_property* properties,
-                                      cl_uint, cl_device_id*, cl_uint*) {
-  PARASOL_REFUSE_IF(!checked<Device>(in_device), CL_INVALID_DEVICE, "not a Parasol device");
-  PARASOL_REFUSE_IF(!properties, CL_INVALID_VALUE, "properties is null");
-  // CL_DEVICE_PARTITION_PROPERTIES lists no partition type.
-  return refuse(__func__, CL_INVALID_VALUE, "Parasol devices cannot be partitioned");
+                                      cl_uint num_devices, cl_device_id* out_devices,
+                                      cl_uint* num_devices_ret) {
+  auto* dev = checked<Device>(in_device);
+  PARASOL_REFUSE_IF(!dev, CL_INVALID_DEVICE, "not a Parasol device");
+  PARASOL_REFUSE_IF(!properties || !properties[0], CL_INVALID_VALUE,
+                    "properties names no partition scheme");
+  std::vector<Device*> subs;
+  const cl_int err = dev->partition(properties, subs);
+  PARASOL_REFUSE_IF(err != CL_SUCCESS, err, dev->label(), " refuses partition scheme 0x",
+                    std::hex, properties[0]);
+  const bool room = !out_devices || num_devices >= subs.size();
+  if (room && out_devices)
+    for (std::size_t i = 0; i < subs.size(); ++i) out_devices[i] = subs[i]->handle();
+  else
+    for (Device* sub : subs) sub->release_api();  // counted only, or no room
+  PARASOL_REFUSE_IF(!room, CL_INVALID_VALUE, "num_devices is ", num_devices, " but the scheme makes ",
+                    subs.size(), " sub-devices");
+  if (num_devices_ret) *num_devices_ret = static_cast<cl_uint>(subs.size());
+  return CL_SUCCESS;
 }
 
+// Root devices are not reference counted; sub-devices are.
 cl_int CL_API_CALL clRetainDevice(cl_device_id device) {
-  PARASOL_REFUSE_IF(!checked<Device>(device), CL_INVALID_DEVICE, "not a Parasol device");
-  return CL_SUCCESS;  // root devices are not reference counted
+  auto* dev = checked<Device>(device);
+  PARASOL_REFUSE_IF(!dev, CL_INVALID_DEVICE, "not a Parasol device");
+  if (dev->parent()) dev->retain_api();
+  return CL_SUCCESS;
 }
 
 cl_int CL_API_CALL clReleaseDevice(cl_device_id device) {
-  PARASOL_REFUSE_IF(!checked<Device>(device), CL_INVALID_DEVICE, "not a Parasol device");
+  auto* dev = checked<Device>(device);
+  PARASOL_REFUSE_IF(!dev, CL_INVALID_DEVICE, "not a Parasol device");
+  if (dev->parent()) dev->release_api();
   return CL_SUCCESS;
 }
 

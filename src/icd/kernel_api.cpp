@@ -415,7 +415,8 @@ cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queue,
         break;
       }
   PARASOL_REFUSE_IF(!runner || !runner->worker().traits.runs_host_functions,
-                    CL_INVALID_OPERATION, runner ? runner->label() : std::string("no device of the context"),
+                    CL_INVALID_OPERATION,
+                    runner ? runner->label() : std::string("no device of the context"),
                     " lacks CL_EXEC_NATIVE_KERNEL");
   std::vector<core::Ref<Buffer>> buffers;
   std::vector<size_t> offsets;

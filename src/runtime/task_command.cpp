@@ -85,7 +85,7 @@ bool TaskCommand::fits_on(const core::Device& device) const {
 // What every codelet does first on its worker: the device, the event's
 // RUNNING state, the start time.
 core::Device& TaskCommand::begin_on_worker() {
-  core::Device* device = core::Platform::instance().device_for_worker(starpu_worker_get_id());
+  core::Device* device = device_on_worker(starpu_worker_get_id());
   event_->set_executed_on(device);
   count_path_event(device->worker(), PathEvent::Task);
   log::debug("command '", name(), "' (event ", event_->id(), ") starts on ", device->label(), ", ",
@@ -104,18 +104,29 @@ void TaskCommand::run_on_cpu(void* buffers[], void* self) {
   cmd->finished_ = now_ns();
 }
 
+core::Device* TaskCommand::device_on_worker(int worker_id) const {
+  if (pinned_) return pinned_->worker().worker_id == worker_id ? pinned_ : nullptr;
+  if (rotation_) return rotation_->device_on_worker(worker_id);
+  return core::Platform::instance().device_for_worker(worker_id);
+}
+
 int TaskCommand::can_execute(unsigned worker, starpu_task* task, unsigned) {
-  core::Device* d = core::Platform::instance().device_for_worker(static_cast<int>(worker));
   FromStarpu cmd(task);
+  core::Device* d = cmd->device_on_worker(static_cast<int>(worker));
   return d && cmd->can_run_on(*d) && cmd->fits_on(*d) &&
          (!cmd->rotation_ || cmd->rotation_->in_rotation(d)) &&
          !cmd->held_back(static_cast<int>(worker));
 }
 
+// One device per worker: sub-devices share their root's, and a worker held
+// back for one of them would be held back for all.
 std::vector<core::Device*> TaskCommand::candidates() const {
   std::vector<core::Device*> out;
   rotation_->any_in_rotation([&](core::Device* d) {
-    if (can_run_on(*d) && fits_on(*d)) out.push_back(d);
+    const bool seen = std::any_of(out.begin(), out.end(), [&](const core::Device* o) {
+      return o->worker().worker_id == d->worker().worker_id;
+    });
+    if (!seen && can_run_on(*d) && fits_on(*d)) out.push_back(d);
     return false;
   });
   return out;

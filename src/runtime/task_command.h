@@ -109,7 +109,8 @@ class TaskCommand : public Command {
  private:
   // Whether every buffer of the task fits on the device at once.
   bool fits_on(const core::Device& device) const;
-  // The devices of a context queue's context that may take the command.
+  // The devices of a context queue's context that may take the command,
+  // one per StarPU worker.
   std::vector<core::Device*> candidates() const;
   // The workers its StarPU task needs awake (worker_parking.h): those that
   // may run it (on a context queue, of `candidates`, the context's) and
@@ -132,6 +133,9 @@ class TaskCommand : public Command {
   static void run_on_cpu(void* buffers[], void* self);
   static int can_execute(unsigned worker, starpu_task* task, unsigned nimpl);
   void submit();
+  // The device StarPU worker `worker_id` is for this command: its queue's
+  // device, or the first of its context's devices on that worker.
+  core::Device* device_on_worker(int worker_id) const;
   core::Device& begin_on_worker();
   // After a device-level failure on a context queue: true if the command
   // was placed again on another device of the context.

@@ -138,6 +138,10 @@ std::vector<std::string> kernel_names(const NativeProgram& program) {
   return names;
 }
 
+std::size_t global_variable_bytes(const NativeProgram& program) {
+  return program.compiled->global_variable_bytes();
+}
+
 std::vector<KernelSignature> signatures(const NativeProgram& program) {
   return to_signatures(program.compiled->kernels());
 }

@@ -83,6 +83,8 @@ std::shared_ptr<NativeProgram> load_binary(const unsigned char* data, std::size_
                                            std::string& log);
 std::vector<unsigned char> binary(const NativeProgram& program);
 std::vector<std::string> kernel_names(const NativeProgram& program);
+// CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE of an executable.
+std::size_t global_variable_bytes(const NativeProgram& program);
 std::vector<backend::KernelSignature> signatures(const NativeProgram& program);
 
 std::shared_ptr<NativeKernel> find_kernel(const std::shared_ptr<NativeProgram>& program,

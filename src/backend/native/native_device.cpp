@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "backend/device_backend.h"
@@ -59,6 +58,9 @@ cl_ulong cache_bytes() {
 class NativeDevice final : public DeviceBackend {
  public:
   NativeDevice();
+  // A sub-device of compute_units compute units, made by `partition_type`
+  // (its CL_DEVICE_PARTITION_TYPE, 0-terminated).
+  NativeDevice(cl_uint compute_units, std::vector<cl_device_partition_property> partition_type);
 
   cl_int create_from_source(DeviceProgram&, const std::string&) const override {
     return CL_SUCCESS;  // compiled at build time
@@ -84,9 +86,9 @@ class NativeDevice final : public DeviceBackend {
     if (!program.native_object.empty()) return program.native_object;
     return program.native ? native::binary(*program.native) : std::vector<unsigned char>{};
   }
-  // Not known: the compiled program keeps no sizes of its program-scope
-  // variables, so the query answers 0 (docs/user-guide.md §6).
-  std::size_t global_variable_bytes(const DeviceProgram&) const override { return 0; }
+  std::size_t global_variable_bytes(const DeviceProgram& program) const override {
+    return program.native ? native::global_variable_bytes(*program.native) : 0;
+  }
   bool reads_kernels() const override { return true; }
   std::string_view extra_options() const override { return {}; }
   DeviceKernel kernel(const DeviceProgram& program, const std::string& name,
@@ -104,11 +106,16 @@ class NativeDevice final : public DeviceBackend {
   }
   bool has_vendor_extension(std::string_view) const override { return false; }
   cl_int info(cl_device_info param, InfoOut& out, cl_platform_id parasol) const override;
+  cl_int partition(const cl_device_partition_property* properties,
+                   std::vector<std::unique_ptr<DeviceBackend>>& out) const override;
+
+ private:
+  std::vector<cl_device_partition_property> partition_type_;  // empty for the root device
 };
 
 NativeDevice::NativeDevice() {
   facts_.type = CL_DEVICE_TYPE_CPU;
-  facts_.compute_units = std::max(1u, std::thread::hardware_concurrency());
+  facts_.compute_units = compute_units();  // its pool's threads
   facts_.name = "Parasol native CPU";
   facts_.vendor_platform_name = "Parasol";
   facts_.base_align_bits = 1024;
@@ -116,6 +123,48 @@ NativeDevice::NativeDevice() {
   facts_.global_mem = pages > 0 && page > 0 ? static_cast<cl_ulong>(pages) * page : (4ull << 30);
   facts_.max_alloc = facts_.global_mem / 4;
   facts_.image_support = native::image_support();
+}
+
+NativeDevice::NativeDevice(cl_uint compute_units,
+                           std::vector<cl_device_partition_property> partition_type)
+    : NativeDevice() {
+  facts_.compute_units = compute_units;
+  partition_type_ = std::move(partition_type);
+}
+
+// Equal parts and parts by counts, as a CPU device of its vendor offers;
+// no affinity domains (one NUMA node is all the pool knows).
+cl_int NativeDevice::partition(const cl_device_partition_property* properties,
+                               std::vector<std::unique_ptr<DeviceBackend>>& out) const {
+  const cl_uint units = facts_.compute_units;
+  std::vector<cl_uint> parts;
+  const cl_device_partition_property* end = properties + 1;
+  switch (properties[0]) {
+    case CL_DEVICE_PARTITION_EQUALLY: {
+      if (properties[1] <= 0 || properties[1] > units) return CL_INVALID_VALUE;
+      const auto each = static_cast<cl_uint>(properties[1]);
+      parts.assign(units / each, each);
+      end = properties + 2;
+      break;
+    }
+    case CL_DEVICE_PARTITION_BY_COUNTS: {
+      cl_ulong total = 0;
+      for (end = properties + 1; *end != CL_DEVICE_PARTITION_BY_COUNTS_LIST_END; ++end) {
+        if (*end < 0) return CL_INVALID_DEVICE_PARTITION_COUNT;
+        parts.push_back(static_cast<cl_uint>(*end));
+        total += static_cast<cl_ulong>(*end);
+      }
+      if (parts.empty()) return CL_INVALID_VALUE;
+      if (parts.size() > units || total > units) return CL_INVALID_DEVICE_PARTITION_COUNT;
+      ++end;  // the list's end
+      break;
+    }
+    default: return CL_INVALID_VALUE;
+  }
+  if (*end != 0) return CL_INVALID_VALUE;  // one partition scheme per call
+  std::vector<cl_device_partition_property> type(properties, end + 1);
+  for (cl_uint n : parts) out.push_back(std::make_unique<NativeDevice>(n, type));
+  return CL_SUCCESS;
 }
 
 cl_int NativeDevice::create_from_binary(DeviceProgram& program,
@@ -181,7 +230,17 @@ cl_int NativeDevice::info(cl_device_info param, InfoOut& out, cl_platform_id par
   switch (param) {
     case CL_DEVICE_TYPE: return out.scalar(cl_device_type{CL_DEVICE_TYPE_CPU});
     case CL_DEVICE_VENDOR_ID: return out.scalar(cl_uint{0});
-    case CL_DEVICE_MAX_COMPUTE_UNITS: return out.scalar(compute_units());
+    case CL_DEVICE_MAX_COMPUTE_UNITS: return out.scalar(facts_.compute_units);
+    case CL_DEVICE_PARTITION_MAX_SUB_DEVICES: return out.scalar(facts_.compute_units);
+    case CL_DEVICE_PARTITION_PROPERTIES: {
+      const cl_device_partition_property kinds[] = {CL_DEVICE_PARTITION_EQUALLY,
+                                                    CL_DEVICE_PARTITION_BY_COUNTS};
+      return out.bytes(kinds, sizeof kinds);
+    }
+    case CL_DEVICE_PARTITION_AFFINITY_DOMAIN: return out.scalar(cl_device_affinity_domain{0});
+    case CL_DEVICE_PARTITION_TYPE:
+      return out.bytes(partition_type_.data(),
+                       partition_type_.size() * sizeof(cl_device_partition_property));
     case CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS: return out.scalar(cl_uint{3});
     case CL_DEVICE_MAX_WORK_ITEM_SIZES: return out.array(std::vector<size_t>{max_wg, max_wg, max_wg});
     case CL_DEVICE_MAX_WORK_GROUP_SIZE: return out.scalar(max_wg);

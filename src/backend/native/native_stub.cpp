@@ -32,6 +32,7 @@ std::shared_ptr<NativeProgram> load_binary(const unsigned char*, std::size_t, st
 }
 std::vector<unsigned char> binary(const NativeProgram&) { return {}; }
 std::vector<std::string> kernel_names(const NativeProgram&) { return {}; }
+std::size_t global_variable_bytes(const NativeProgram&) { return 0; }
 std::vector<KernelSignature> signatures(const NativeProgram&) { return {}; }
 std::shared_ptr<NativeKernel> find_kernel(const std::shared_ptr<NativeProgram>&, const std::string&) {
   return nullptr;

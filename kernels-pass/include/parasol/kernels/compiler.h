@@ -94,6 +94,9 @@ class CompiledProgram {
   virtual WorkGroupFn entry(std::string_view kernel_name) const = 0;  // nullptr if absent
   // Serialised form for CL_PROGRAM_BINARIES; load_binary() turns it back.
   virtual std::vector<unsigned char> binary() const = 0;
+  // The bytes of its program-scope variables in the global address space
+  // (CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE).
+  virtual std::size_t global_variable_bytes() const = 0;
 };
 
 struct BuildResult {
