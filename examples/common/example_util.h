@@ -1,4 +1,4 @@
-/* Shared by the workload examples (blackscholes, matmul, nbody): the command
+/* Shared by the workload examples (blackscholes, matmul, nbody, image-pipeline): the command
  * line every one of them understands, the Parasol devices it picks, the two
  * ways of spreading blocks over them, and the report of where each block ran.
  *
