@@ -9,7 +9,7 @@
 #   that travel only: the library, the benchmarks, the examples;
 # - .gpu/lib/libParasol.so.xz: build-rel's library, stripped and xz-packed
 #   (bench/gpu/run-on-gpu.sh unpacks it there); skipped when unchanged;
-# - .gpu/bin/: the bench_* binaries, hello-mixed and nbody-divide, stripped;
+# - .gpu/bin/: the bench_* binaries, hello-mixed, nbody-divide and image-pipeline, stripped;
 # - .gpu/debs/: the runtime packages the GPU machine lacks (StarPU, hwloc, GLPK,
 #   Debian's OpenCL loader), fetched by shared/gpu/pack-runtime.sh when empty.
 # Options:
@@ -46,7 +46,7 @@ done
 mixed_tests=(test_direct_path test_device_lanes test_context_queue test_queue_ordering
              test_event_callback_profiling test_mixed_vendor_chain test_cold_models
              test_worker_parking test_release_in_flight test_buffer_transfer test_soak
-             test_fault_soak)
+             test_fault_soak test_sub_devices)
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
   generator=()
@@ -57,7 +57,7 @@ type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")
 [ "$type" = Release ] || echo "pack.sh: $build is a $type build, not Release" >&2
 targets=(Parasol bench_command_overhead bench_launch_stream bench_throughput
          bench_native_vs_pocl bench_vendor_costs bench_vendor_queues bench_transfer_paths
-         hello-mixed nbody-divide)
+         hello-mixed nbody-divide image-pipeline)
 [ $tests = 1 ] && targets+=("${mixed_tests[@]}" ParasolFaultVendor)
 cmake --build "$build" -j "${JOBS:-$(nproc)}" --target "${targets[@]}"
 
@@ -107,6 +107,7 @@ for f in "$build"/bench/bench_*; do
 done
 carry_bin "$build/examples/hello-mixed"
 carry_bin "$build/examples/nbody-divide"
+carry_bin "$build/examples/image-pipeline"
 if [ $tests = 1 ]; then
   for t in "${mixed_tests[@]}"; do
     found=("$build"/test/*/"$t")
