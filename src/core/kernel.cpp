@@ -174,6 +174,18 @@ void Kernel::set_arg(cl_uint index, KernelArg arg) {
   args_[index] = std::move(arg);
 }
 
+void Kernel::set_buffer_arg(cl_uint index, Buffer* b) {
+  std::lock_guard lock(args_mutex_);
+  KernelArg& a = args_[index];
+  if (a.kind != KernelArg::Kind::Buffer) {
+    a = KernelArg{};  // nothing of another kind stays
+    a.kind = KernelArg::Kind::Buffer;
+  } else if (a.buffer.get() == b) {
+    return;  // held already: the weak reference keeps its address from being reused
+  }
+  a.buffer = ArgBuffer::weak(b);
+}
+
 bool Kernel::ArgsView::complete() const {
   return std::none_of(args_->begin(), args_->end(), [](const KernelArg& a) {
     return a.kind == KernelArg::Kind::Unset || (a.buffer && !a.buffer.live());

@@ -147,6 +147,10 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   // clSetKernelArg answer), on a vendor kernel no task uses.
   cl_int check_value(cl_uint index, size_t size, const void* value);
   void set_arg(cl_uint index, KernelArg arg);
+  // set_arg() of a buffer argument (b: checked by the caller; null for a
+  // null cl_mem), without building a KernelArg: a stream setting a buffer
+  // before each launch does it every time.
+  void set_buffer_arg(cl_uint index, Buffer* b);
 
   // The arguments as set now, read in place while the view holds their
   // lock: a launch that goes to its vendor at once (a record) needs no copy

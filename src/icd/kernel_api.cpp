@@ -147,16 +147,16 @@ cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t ar
       PARASOL_REFUSE_IF(arg_size != sizeof(cl_mem), CL_INVALID_ARG_SIZE,
                         "a buffer argument's size is sizeof(cl_mem)");
       cl_mem mem = arg_value ? *static_cast<const cl_mem*>(arg_value) : nullptr;
-      arg.kind = KernelArg::Kind::Buffer;
+      Buffer* b = nullptr;
       if (mem) {
-        auto* b = checked<Buffer>(mem);
+        b = checked<Buffer>(mem);
         PARASOL_REFUSE_IF(!b || b->image(), CL_INVALID_MEM_OBJECT, "argument ", arg_index,
                           " is not a live Parasol buffer");
         PARASOL_REFUSE_IF(b->context() != k->program()->context(), CL_INVALID_MEM_OBJECT,
                           "argument ", arg_index, " is a buffer of another context");
-        arg.buffer = core::ArgBuffer::weak(b);
       }
-      break;
+      k->set_buffer_arg(arg_index, b);
+      return CL_SUCCESS;
     }
     case backend::ArgClass::Image: {
       PARASOL_REFUSE_IF(arg_size != sizeof(cl_mem), CL_INVALID_ARG_SIZE,
