@@ -15,7 +15,8 @@
 #               arguments), rounds long enough to rank (the sizes below), heft and
 #               dmdas; THROUGHPUT_RUNS [1] processes; COLD=1 wipes the kernels'
 #               performance models before the first (it calibrates from nothing)
-#   native      bench_native_vs_pocl: Parasol's native CPU device against PoCL's
+#   native      bench_native_vs_pocl: Parasol's native CPU device against PoCL's, and
+#               the C++ triad and loop-nest SGEMM references over the same cores
 #   queues      bench_vendor_queues NVIDIA: independent commands side by side
 #   transfers   bench_transfer_paths NVIDIA: transfers of a buffer on the GPU
 #   costs       bench_vendor_costs NVIDIA: the vendor's price for each ingredient of
@@ -240,12 +241,12 @@ step_native() {
     (unset PARASOL_NATIVE_DEVICE
      export POCL_DEVICES="${POCL_DEVICES:-pthread}" BENCH_ROUNDS="${BENCH_ROUNDS:-5}" \
        BENCH_SGEMM_N="${BENCH_SGEMM_N:-1024}" BENCH_NBODY_N="${BENCH_NBODY_N:-8192}" \
-       BENCH_BS_N="${BENCH_BS_N:-4194304}" BENCH_SAXPY_N="${BENCH_SAXPY_N:-16777216}"
+       BENCH_BS_N="${BENCH_BS_N:-4194304}" BENCH_STREAM_N="${BENCH_STREAM_N:-16777216}"
      # Line-buffered: the tables are out before StarPU's shutdown, which aborts
      # when it saves its models into the caches the benchmark has removed.
      run 240 "$entry" stdbuf -oL "$bin/bench_native_vs_pocl") > "$out/native.part"
     cat "$out/native.part" >> "$f"
-    grep -E "^\||^native device|^files" "$out/native.part" | tee -a "$summary"
+    grep -E "^\||^native device|^C\+\+ references|^files" "$out/native.part" | tee -a "$summary"
     rm -f "$out/native.part"
   done < <(order 1)
 }

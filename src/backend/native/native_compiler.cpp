@@ -258,6 +258,7 @@ struct ThreadState {
   std::vector<void*> pointers;
   std::vector<LocalBlock> locals;
   LocalBlock static_local;
+  bool ready = false;
 };
 
 }  // namespace
@@ -303,8 +304,10 @@ cl_int run(const NativeKernel& kernel, std::span<const Arg> args, const Launch& 
     }
   }
   ThreadPool& pool = ThreadPool::instance();
+  // Each thread fills its own state when it first runs a chunk of this
+  // launch: its allocations and first touches stay on that thread.
   std::vector<ThreadState> states(pool.size());
-  for (auto& st : states) {
+  auto prepare = [&](ThreadState& st) {
     st.args.resize(args.size());
     st.pointers.resize(args.size());
     st.locals.resize(args.size());
@@ -323,12 +326,20 @@ cl_int run(const NativeKernel& kernel, std::span<const Arg> args, const Launch& 
     }
     if (kernel.info->static_local_bytes)
       st.static_local = local_block(kernel.info->static_local_bytes);
-  }
-  pool.parallel_for(groups, [&](std::size_t g, std::size_t t) {
-    std::size_t id[3] = {g % range.num_groups[0], (g / range.num_groups[0]) % range.num_groups[1],
-                         g / (range.num_groups[0] * range.num_groups[1])};
+    st.ready = true;
+  };
+  const std::size_t ng0 = range.num_groups[0], ng1 = range.num_groups[1];
+  pool.parallel_for(groups, [&](std::size_t begin, std::size_t end, std::size_t t) {
     ThreadState& st = states[t];
-    kernel.fn(st.args.data(), &range, id, st.static_local.get());
+    if (!st.ready) prepare(st);
+    std::size_t id[3] = {begin % ng0, (begin / ng0) % ng1, begin / (ng0 * ng1)};
+    for (std::size_t g = begin; g < end; ++g) {
+      kernel.fn(st.args.data(), &range, id, st.static_local.get());
+      if (++id[0] == ng0) {
+        id[0] = 0;
+        if (++id[1] == ng1) id[1] = 0, ++id[2];
+      }
+    }
   });
   return CL_COMPLETE;
 }

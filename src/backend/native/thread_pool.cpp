@@ -1,11 +1,45 @@
 #include "backend/native/thread_pool.h"
 
-#include <atomic>
+#include <algorithm>
+#include <chrono>
 
 #include "util/settings.h"
 #include "util/thread_name.h"
 
 namespace parasol::backend::native {
+namespace {
+
+// How long a thread keeps looking before it sleeps: launches of a stream
+// come tens of microseconds apart (StarPU's path between them), and a
+// sleeping thread takes about as long again to wake.
+constexpr auto kSpin = std::chrono::microseconds(100);
+
+// Chunks per thread's range: a thread that finishes early takes from the
+// others in pieces this fine.
+constexpr std::size_t kChunksPerThread = 16;
+
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Returns once done(value of a) holds: looks for kSpin, then sleeps on a's
+// futex between looks (whoever changes a towards done notifies).
+template <typename Done>
+void await(const std::atomic<std::uint32_t>& a, Done done) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  for (unsigned i = 1;; ++i) {
+    const std::uint32_t v = a.load(std::memory_order_acquire);
+    if (done(v)) return;
+    if (i % 64 == 0 && std::chrono::steady_clock::now() >= deadline)
+      a.wait(v, std::memory_order_acquire);
+    else
+      relax();
+  }
+}
+
+}  // namespace
 
 ThreadPool& ThreadPool::instance() {
   // Never destroyed: its threads live until the process ends.
@@ -17,51 +51,56 @@ ThreadPool& ThreadPool::instance() {
   return *pool;
 }
 
-ThreadPool::ThreadPool(std::size_t threads) {
+ThreadPool::ThreadPool(std::size_t threads) : ranges_(new Range[threads + 1]) {
   for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this, i] { worker(i + 1); });
   for (auto& t : threads_) t.detach();
 }
 
 void ThreadPool::run_share(std::size_t thread_index) {
-  // Work-groups are handed out one by one: uneven groups balance themselves.
-  for (std::size_t item; (item = next_.fetch_add(1, std::memory_order_relaxed)) < count_;)
-    (*body_)(item, thread_index);
+  // Its own range first, then the others' from the next one on.
+  const std::size_t n = size();
+  for (std::size_t k = 0; k < n; ++k) {
+    Range& r = ranges_[(thread_index + k) % n];
+    for (;;) {
+      // Relaxed: the range was published with generation_ (release/acquire);
+      // the cursor only hands out distinct chunks.
+      const std::size_t begin = r.next.fetch_add(chunk_, std::memory_order_relaxed);
+      if (begin >= r.end) break;
+      (*body_)(begin, std::min(begin + chunk_, r.end), thread_index);
+    }
+  }
 }
 
 void ThreadPool::worker(std::size_t index) {
   name_this_thread("parasol-pool");
-  std::uint64_t seen = 0;
+  std::uint32_t seen = 0;
   for (;;) {
-    {
-      std::unique_lock lock(mutex_);
-      start_.wait(lock, [&] { return generation_ != seen; });
-      seen = generation_;
-    }
+    await(generation_, [&](std::uint32_t g) { return g != seen; });
+    seen = generation_.load(std::memory_order_acquire);
     run_share(index);
-    std::lock_guard lock(mutex_);
-    if (--busy_ == 0) done_.notify_all();
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_all();
   }
 }
 
-void ThreadPool::parallel_for(std::size_t count,
-                              const std::function<void(std::size_t, std::size_t)>& body) {
+void ThreadPool::parallel_for(std::size_t count, const Body& body) {
   if (count == 0) return;
   if (count == 1 || threads_.empty()) {
-    for (std::size_t i = 0; i < count; ++i) body(i, 0);
+    body(0, count, 0);
     return;
   }
-  {
-    std::lock_guard lock(mutex_);
-    body_ = &body;
-    count_ = count;
-    next_.store(0, std::memory_order_relaxed);
-    busy_ = threads_.size();
-    ++generation_;
+  std::lock_guard lock(launch_);
+  const std::size_t n = size();
+  for (std::size_t t = 0; t < n; ++t) {
+    ranges_[t].next.store(count * t / n, std::memory_order_relaxed);
+    ranges_[t].end = count * (t + 1) / n;
   }
-  start_.notify_all();
+  body_ = &body;
+  chunk_ = std::max<std::size_t>(1, count / (n * kChunksPerThread));
+  pending_.store(static_cast<std::uint32_t>(threads_.size()), std::memory_order_relaxed);
+  generation_.fetch_add(1, std::memory_order_release);
+  generation_.notify_all();
   run_share(0);
-  std::unique_lock lock(mutex_);
-  done_.wait(lock, [this] { return busy_ == 0; });
+  await(pending_, [](std::uint32_t p) { return p == 0; });
 }
 
 }  // namespace parasol::backend::native
