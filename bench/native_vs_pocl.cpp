@@ -10,7 +10,8 @@
 //   bench_native_vs_pocl [substring...]   only the workloads whose names contain one (default: all)
 // Environment (defaults in brackets):
 //   BENCH_ROUNDS [5]  BENCH_WARMUP [2]  BENCH_ITER [4] (launches per timed run)
-//   BENCH_STREAM_N [16777216] (floats per array of copy, scale, saxpy, triad)
+//   BENCH_STREAM_N [half the last-level cache's bytes, within 2^24 .. 2^27]
+//     (floats per array of copy, scale, saxpy, triad)
 //   BENCH_REDUCE_N [16777216] BENCH_STENCIL_N [4096] (grid side) BENCH_BS_N [1048576]
 //   BENCH_SGEMM_N [512] BENCH_NBODY_N [4096] BENCH_COLLATZ_N [4194304]
 //   BENCH_REF_THREADS [every CPU the process may use] (the C++ references' threads)
@@ -171,7 +172,16 @@ struct Result {
 };
 
 int iterations() { return env_int("BENCH_ITER", 4); }
-size_t stream_n() { return static_cast<size_t>(env_int("BENCH_STREAM_N", 1 << 24)); }
+// Floats per array of the streaming kernels: 2^24, or where the last-level
+// cache is larger, half its size in bytes (each array twice the cache, at
+// most 512 MiB), so that they stream from memory in the kernels and in the
+// C++ triad alike.
+size_t stream_n() {
+  if (const int n = env_int("BENCH_STREAM_N", 0); n > 0) return static_cast<size_t>(n);
+  const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  const size_t half = llc > 0 ? static_cast<size_t>(llc) / 2 : 0;
+  return std::clamp<size_t>(half, size_t{1} << 24, size_t{1} << 27);
+}
 
 // A streaming kernel of kStreamSource over `buffers` arrays of stream_n()
 // floats, the first one written: set_args gives the kernel its arguments

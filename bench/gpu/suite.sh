@@ -241,7 +241,7 @@ step_native() {
     (unset PARASOL_NATIVE_DEVICE
      export POCL_DEVICES="${POCL_DEVICES:-pthread}" BENCH_ROUNDS="${BENCH_ROUNDS:-5}" \
        BENCH_SGEMM_N="${BENCH_SGEMM_N:-1024}" BENCH_NBODY_N="${BENCH_NBODY_N:-8192}" \
-       BENCH_BS_N="${BENCH_BS_N:-4194304}" BENCH_STREAM_N="${BENCH_STREAM_N:-16777216}"
+       BENCH_BS_N="${BENCH_BS_N:-4194304}"
      # Line-buffered: the tables are out before StarPU's shutdown, which aborts
      # when it saves its models into the caches the benchmark has removed.
      run 240 "$entry" stdbuf -oL "$bin/bench_native_vs_pocl") > "$out/native.part"
