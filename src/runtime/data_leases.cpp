@@ -321,9 +321,7 @@ bool DataLeases::pin(const core::Device& device, std::span<const starpu_data_han
         backend::WorkerDemand demand = backend::WorkerDemand::raise(
             backend::worker_bit(device.worker().worker_id) |
             backend::workers_holding({&handles[i], 1}));
-        const auto t0_tmp = now_ns();
         starpu_data_acquire_on_node(handles[i], static_cast<int>(node), modes[i]);
-        fprintf(stderr, "TMP acquire %.3f ms\n", (now_ns() - t0_tmp) * 1e-6);
       }
       std::lock_guard lock(t.mutex);
       auto lease = std::make_shared<Lease>();
