@@ -17,6 +17,8 @@ constexpr auto kSpin = std::chrono::microseconds(100);
 // Chunks per thread's range: a thread that finishes early takes from the
 // others in pieces this fine.
 constexpr std::size_t kChunksPerThread = 16;
+// Near its end a range is taken a quarter of what is left at a time.
+constexpr std::size_t kTailSplit = 4;
 
 inline void relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -61,12 +63,16 @@ void ThreadPool::run_share(std::size_t thread_index) {
   const std::size_t n = size();
   for (std::size_t k = 0; k < n; ++k) {
     Range& r = ranges_[(thread_index + k) % n];
-    for (;;) {
-      // Relaxed: the range was published with generation_ (release/acquire);
-      // the cursor only hands out distinct chunks.
-      const std::size_t begin = r.next.fetch_add(chunk_, std::memory_order_relaxed);
-      if (begin >= r.end) break;
-      (*body_)(begin, std::min(begin + chunk_, r.end), thread_index);
+    // Relaxed: the range was published with generation_ (release/acquire);
+    // the cursor only hands out distinct chunks.
+    std::size_t begin = r.next.load(std::memory_order_relaxed);
+    while (begin < r.end) {
+      // Chunks shrink near the range's end, down to one item: the last
+      // pieces in flight are small, so threads end together.
+      const std::size_t size = std::clamp<std::size_t>((r.end - begin) / kTailSplit, 1, chunk_);
+      if (!r.next.compare_exchange_weak(begin, begin + size, std::memory_order_relaxed)) continue;
+      (*body_)(begin, begin + size, thread_index);
+      begin = r.next.load(std::memory_order_relaxed);
     }
   }
 }

@@ -4,8 +4,10 @@
 //
 // A launch splits its items into one contiguous range per thread, taken
 // chunk by chunk from a cursor of the thread's own (no cache line shared
-// while every thread is busy with its own range); a thread done with its
-// range takes chunks from the others', so uneven items still balance.
+// while every thread is busy with its own range; a core streams one
+// contiguous stretch of memory); a thread done with its range takes chunks
+// from the others', so uneven items still balance. Chunks shrink near a
+// range's end.
 // Threads spin a short while after a launch before they sleep: the next
 // launch of a stream finds them awake.
 #pragma once
