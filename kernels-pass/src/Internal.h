@@ -2,6 +2,7 @@
 // here: this header never leaves kernels-pass/src).
 #pragma once
 
+#include "parasol/kernels/access_ranges.h"
 #include "parasol/kernels/compiler.h"
 
 #include <llvm/IR/LLVMContext.h>
@@ -47,6 +48,11 @@ bool link_builtins(llvm::Module& m, std::string& log);
 
 // Kernel descriptions from Clang's kernel_arg_* metadata (before lowering).
 std::vector<KernelInfo> collect_kernel_info(const llvm::Module& m);
+
+// The access ranges of the kernels (access_ranges.h) of a front-end module
+// with the built-ins linked; inlines and simplifies m in place (give it a
+// copy when the module is to be built too).
+std::vector<KernelAccessRanges> analyse_module(llvm::Module& m, const std::vector<KernelInfo>& kernels);
 
 std::unique_ptr<llvm::TargetMachine> create_target_machine(bool optimise);
 // Inlines everything into kernels, lowers them to work-group functions and
