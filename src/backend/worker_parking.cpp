@@ -134,8 +134,6 @@ WorkerSet workers_holding(std::span<const starpu_data_handle_t> handles) {
       }
   };
   for (const VendorWorker& w : rt->vendor_workers()) holds_any(w.worker_id, w.memory_node);
-  if (rt->native_worker() >= 0)
-    holds_any(rt->native_worker(), starpu_worker_get_memory_node(rt->native_worker()));
   return set;
 }
 

@@ -45,9 +45,11 @@ static_assert(STARPU_NMAXWORKERS <= 64, "a WorkerSet holds every StarPU worker")
 constexpr WorkerSet kEveryWorker = ~WorkerSet{0};
 constexpr WorkerSet worker_bit(int worker) { return WorkerSet{1} << worker; }
 
-// The workers of the devices whose memory holds a valid copy of one of
-// `handles`: each drives the transfers out of its memory (StarPU 1.3 moves
-// data between main RAM and a vendor's device on that device's worker).
+// The workers of the vendor devices whose memory holds a valid copy of one
+// of `handles`: each drives the transfers out of its memory. StarPU 1.3
+// moves data between main RAM and a vendor's device on that device's
+// worker, in either direction, so a copy in main RAM names no worker (the
+// native device's worker drives none of them).
 WorkerSet workers_holding(std::span<const starpu_data_handle_t> handles);
 
 // One piece of work StarPU's workers must drive; while it is held, none of
