@@ -217,9 +217,7 @@ class Converter {
     return acc;
   }
 
-  // A loop's trip counter: over [0, backedge count], the count an
-  // expression of the launch alone (a loop bounded by the work-item's own
-  // variables, a triangular loop, is not bounded here).
+  // A loop's trip counter: over [0, backedge count].
   std::optional<RangeVar> loop_variable(const llvm::Loop* l) {
     if (auto it = loops_.find(l); it != loops_.end()) return RangeVar{RangeVar::Kind::LoopTrip, it->second};
     // The exact count, else an upper bound (a loop with a break); a bound
@@ -232,11 +230,13 @@ class Converter {
       if (c && c->getAPInt().getActiveBits() >= 31) return fail("a loop whose trip count is unknown");
     }
     if (llvm::isa<llvm::SCEVCouldNotCompute>(count)) return fail("a loop whose trip count is unknown");
+    // The count of an inner loop may be affine in outer loops' counters and
+    // in the work-item's ids; those loops get their numbers first, so a
+    // loop's bound only names loops numbered before it.
     auto f = convert(count, true);
     if (!f) return std::nullopt;
-    if (!f->invariant()) return fail("a loop whose trip count depends on the work-item");
     auto index = static_cast<std::uint32_t>(k_.loop_backedges.size());
-    k_.loop_backedges.push_back(f->c0);
+    k_.loop_backedges.push_back({f->c0, f->terms});
     loops_[l] = index;
     return RangeVar{RangeVar::Kind::LoopTrip, index};
   }
@@ -610,9 +610,20 @@ struct Box {
         else hi = static_cast<Wide>(range.num_groups[v.index]) - 1;
         break;
       case RangeVar::Kind::LocalId: hi = static_cast<Wide>(range.local_size[v.index]) - 1; break;
-      case RangeVar::Kind::LoopTrip: hi = values[k.loop_backedges[v.index]]; break;
+      case RangeVar::Kind::LoopTrip: hi = highest(k.loop_backedges[v.index].c0, k.loop_backedges[v.index].terms); break;
     }
     return lo <= hi;
+  }
+  // The highest value of c0 + sum c*v over the box (lower than 0 when a
+  // variable's range is empty).
+  Wide highest(std::uint32_t c0, const std::vector<std::pair<RangeVar, std::uint32_t>>& terms) const {
+    Wide top = values[c0];
+    for (const auto& [v, c] : terms) {
+      Wide vlo = 0, vhi = 0;
+      if (!bounds(v, vlo, vhi)) return -1;
+      top += std::max(values[c] * vlo, values[c] * vhi);
+    }
+    return top;
   }
   // Skips the group along `dim` when `skip_group`.
   void site(const AccessSite& s, Hull& h, bool skip_group = false) const {
@@ -662,20 +673,24 @@ std::string node_text(const KernelAccessRanges& k, std::uint32_t i) {
   return "?";
 }
 
+std::string form_text(const KernelAccessRanges& k, std::uint32_t c0,
+                      const std::vector<std::pair<RangeVar, std::uint32_t>>& terms) {
+  std::string sum = terms.empty() || k.nodes[c0].op != Op::Const || k.nodes[c0].value != 0
+                        ? node_text(k, c0) : "";
+  for (const auto& [v, c] : terms) {
+    const char* name = v.kind == RangeVar::Kind::GroupId ? "group" : v.kind == RangeVar::Kind::LocalId ? "lid" : "k";
+    sum += (sum.empty() ? "" : " + ") + node_text(k, c) + "*" + name + std::to_string(v.index);
+  }
+  return sum;
+}
+
 std::string access_text(const KernelAccessRanges& k, const ArgAccess& a) {
   if (a.kind == ArgAccess::Kind::None) return "none";
   if (a.kind == ArgAccess::Kind::Whole) return "whole buffer (" + a.whole_reason + ")";
   std::string out;
   for (const AccessSite& s : a.sites) {
     if (!out.empty()) out += "; ";
-    std::string sum = s.terms.empty() || k.nodes[s.c0].op != Op::Const || k.nodes[s.c0].value != 0
-                          ? node_text(k, s.c0) : "";
-    for (const auto& [v, c] : s.terms) {
-      const char* name = v.kind == RangeVar::Kind::GroupId ? "group" : v.kind == RangeVar::Kind::LocalId ? "lid" : "k";
-      sum += (sum.empty() ? "" : " + ") + node_text(k, c) + "*" + name + std::to_string(v.index);
-    }
-    out += sum;
-    out += " [" + std::to_string(s.bytes) + "B]";
+    out += form_text(k, s.c0, s.terms) + " [" + std::to_string(s.bytes) + "B]";
   }
   return out;
 }
@@ -704,10 +719,12 @@ SplitCheck check_split(const KernelAccessRanges& k, const LaunchValues& launch, 
   for (const ArgAccessRanges& a : k.args) {
     // Group g's writes lie in [footprint.lo, footprint.hi) + stride * g: with
     // the footprint no wider than |stride|, no two groups share a byte, so
-    // neither do blocks of them.
+    // neither do blocks of them. The footprint leaves the group's own term
+    // out but takes loop counts at their highest over every group (a count
+    // may depend on the group).
     std::optional<Wide> stride;
     Hull footprint;
-    Box box{values, k, launch.range, dim, 0, 0};
+    Box box{values, k, launch.range, dim, 0, static_cast<Wide>(launch.range.num_groups[dim]) - 1};
     for (const AccessSite& s : a.writes.sites) {
       Hull one;
       box.site(s, one, true);
@@ -737,7 +754,8 @@ SplitCheck check_split(const KernelAccessRanges& k, const LaunchValues& launch, 
 std::string describe_access_ranges(const KernelAccessRanges& k) {
   std::string out = "kernel " + k.kernel + "\n";
   for (std::size_t i = 0; i < k.loop_backedges.size(); ++i)
-    out += "  loop k" + std::to_string(i) + " in [0, " + node_text(k, k.loop_backedges[i]) + "]\n";
+    out += "  loop k" + std::to_string(i) + " in [0, " +
+           form_text(k, k.loop_backedges[i].c0, k.loop_backedges[i].terms) + "]\n";
   for (const ArgAccessRanges& a : k.args) {
     out += "  arg" + std::to_string(a.arg) + " '" + a.name + "'" + (a.atomics ? " (atomics)" : "") + "\n";
     out += "    reads:  " + access_text(k, a.reads) + "\n";

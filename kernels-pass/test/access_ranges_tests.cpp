@@ -394,3 +394,32 @@ TEST_CASE("a struct passed by value is the kernel's own memory", "[access-ranges
   CHECK(writes(k, "a", l, 1, 2, 0) == bytes(64, 128));
   CHECK(check_split(k, l, 0).ok);
 }
+
+TEST_CASE("triangular loops: a prefix sum, a lower triangle", "[access-ranges]") {
+  auto a = analyse_access_ranges(R"(
+    __kernel void prefix(__global const float* in, __global float* out) {
+      int i = get_global_id(0);
+      float s = 0.0f;
+      for (int k = 0; k < i; ++k) s += in[k];
+      out[i] = s;
+    }
+    __kernel void rows(__global float* m, int n) {
+      int r = get_global_id(0);
+      for (int j = 0; j < r; ++j) m[r * n + j] = 0.0f;
+    })", "");
+  const auto& k = analysed(a, "prefix");
+  INFO(describe_access_ranges(k));
+  auto l = launch(1, {256, 1, 1}, {32, 1, 1});
+  // Groups 2..3: i in 64..127, reads in[0..126].
+  CHECK(reads(k, "in", l, 2, 4, 0) == bytes(0, 127 * 4));
+  CHECK(writes(k, "out", l, 2, 4, 0) == bytes(64 * 4, 128 * 4));
+  CHECK(check_split(k, l, 0).ok);
+  // Row r's first r elements, rows 16..31: up to element 30 of row 31.
+  // The footprint takes the count at its highest over every group (r = 63
+  // of 64 rows): one group's 16 rows of 64 still fit in its stride.
+  const auto& rows = analysed(a, "rows");
+  INFO(describe_access_ranges(rows));
+  auto lr = launch(1, {64, 1, 1}, {16, 1, 1}, {0, 64});
+  CHECK(writes(rows, "m", lr, 1, 2, 0) == bytes(16 * 64 * 4, (31 * 64 + 30) * 4 + 4));
+  CHECK(check_split(rows, lr, 0).ok);
+}

@@ -18,7 +18,9 @@
 // accesses, exact (the true lowest and highest byte) when each variable
 // ranges over a box: group ids over the block (the split dimension) or all
 // groups, local ids over the local size, loop counters over the loop's
-// trip count.
+// trip count (a rectangular loop nest). A loop whose count depends on the
+// work-item or on an outer loop (triangular) counts up to its highest
+// count: a hull, never smaller than the accesses.
 //
 // Like the rest of kernels-pass, LLVM types stay out of this header.
 #pragma once
@@ -100,9 +102,15 @@ struct SplitVerdict {
 struct KernelAccessRanges {
   std::string kernel;
   std::vector<RangeNode> nodes;
-  // A loop's trip counter runs over [0, backedge count] (a node); a loop
-  // whose count is negative at launch is never entered.
-  std::vector<std::uint32_t> loop_backedges;
+  // Loop number i's trip counter runs over [0, the highest value of its
+  // backedge count], the count affine in the variables of the scopes around
+  // the loop (a triangular loop: for (k = 0; k <= i; ++k)). A loop whose
+  // count is negative is never entered.
+  struct LoopBound {
+    std::uint32_t c0 = 0;                                   // node
+    std::vector<std::pair<RangeVar, std::uint32_t>> terms;  // variable, coefficient node
+  };
+  std::vector<LoopBound> loop_backedges;
   std::vector<ArgAccessRanges> args;  // the pointer arguments, in order
   SplitVerdict split[3];              // per dimension
 };
