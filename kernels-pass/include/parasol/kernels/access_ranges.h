@@ -1,6 +1,6 @@
 // Which bytes of each buffer argument a block of work-groups reads and
 // writes: the access-range analysis that lets a launch be split across
-// devices (issue 38, part 1).
+// devices.
 //
 // For every kernel and every __global or __constant pointer argument, the
 // analysis keeps, for reads and for writes, either nothing, the whole
