@@ -133,18 +133,25 @@ Shard& shard_of(const void* handle) {
 // rotates over several buffers.
 class Remembered {
  public:
-  bool has(const void* handle, std::uint64_t removals) const {
-    for (const Entry& e : entries_)
-      if (e.handle == handle && e.removals == removals) return true;
+  bool has(const void* handle, std::uint64_t removals) {
+    // The last one found first: a stream asks for the same handle again.
+    if (entries_[hint_].handle == handle) return entries_[hint_].removals == removals;
+    for (std::size_t i = 0; i < kEntries; ++i)
+      if (entries_[i].handle == handle) {
+        hint_ = i;
+        return entries_[i].removals == removals;
+      }
     return false;
   }
   void note(const void* handle, std::uint64_t removals) {
-    for (Entry& e : entries_)
-      if (e.handle == handle) {  // seen before, under an older count
-        e.removals = removals;
+    for (std::size_t i = 0; i < kEntries; ++i)
+      if (entries_[i].handle == handle) {  // seen before, under an older count
+        entries_[i].removals = removals;
+        hint_ = i;
         return;
       }
-    entries_[next_++ % kEntries] = {handle, removals};
+    hint_ = next_++ % kEntries;
+    entries_[hint_] = {handle, removals};
   }
 
  private:
@@ -154,7 +161,8 @@ class Remembered {
   };
   static constexpr std::size_t kEntries = 8;
   std::array<Entry, kEntries> entries_;
-  std::size_t next_ = 0;
+  std::size_t next_ = 0;  // the slot a new handle takes
+  std::size_t hint_ = 0;  // the slot last found or filled
 };
 thread_local std::array<Remembered, kKinds> t_remembered;
 

@@ -198,9 +198,10 @@ class RememberedLeases {
   // not placed by the handle's address: a stream rotating over a few
   // buffers keeps every one of them (placed by address, two of them often
   // shared a slot and went through the table's lock and lookup).
-  std::size_t find(starpu_data_handle_t h) const {
+  std::size_t find(starpu_data_handle_t h) {
+    if (entries_[hint_].handle == h) return hint_;  // a stream on one buffer: the last one
     for (std::size_t i = 0; i < kEntries; ++i)
-      if (entries_[i].handle == h) return i;
+      if (entries_[i].handle == h) return hint_ = i;
     return 0;
   }
   // Against detach()'s mark on the same word: whichever comes second sees
@@ -217,6 +218,7 @@ class RememberedLeases {
   static constexpr std::size_t kEntries = 8;
   std::array<Entry, kEntries> entries_;
   std::size_t next_ = 0;  // the slot remember() fills next with a new handle
+  std::size_t hint_ = 0;  // the slot last found
 };
 
 namespace {
