@@ -127,31 +127,21 @@ Shard& shard_of(const void* handle) {
   return (*shards)[bits >> 58];  // the top 6 bits: 64 shards
 }
 
-// The last few of each kind, the oldest replaced first: a chain's enqueue
-// looks up the event the one before returned, and its release the event
-// before that; a stream setting a buffer argument before each launch
-// rotates over several buffers.
+// The last four of each kind, newest first: a chain's enqueue looks up the
+// event the one before returned, and its release the event before that; a
+// stream setting a buffer argument before each launch rotates over several
+// buffers. A handle found under an older count is noted again (the stale
+// entry ages out).
 class Remembered {
  public:
-  bool has(const void* handle, std::uint64_t removals) {
-    // The last one found first: a stream asks for the same handle again.
-    if (entries_[hint_].handle == handle) return entries_[hint_].removals == removals;
-    for (std::size_t i = 0; i < kEntries; ++i)
-      if (entries_[i].handle == handle) {
-        hint_ = i;
-        return entries_[i].removals == removals;
-      }
+  bool has(const void* handle, std::uint64_t removals) const {
+    for (const Entry& e : entries_)
+      if (e.handle == handle && e.removals == removals) return true;
     return false;
   }
   void note(const void* handle, std::uint64_t removals) {
-    for (std::size_t i = 0; i < kEntries; ++i)
-      if (entries_[i].handle == handle) {  // seen before, under an older count
-        entries_[i].removals = removals;
-        hint_ = i;
-        return;
-      }
-    hint_ = next_++ % kEntries;
-    entries_[hint_] = {handle, removals};
+    for (std::size_t i = kEntries - 1; i > 0; --i) entries_[i] = entries_[i - 1];
+    entries_[0] = {handle, removals};
   }
 
  private:
@@ -159,10 +149,8 @@ class Remembered {
     const void* handle = nullptr;
     std::uint64_t removals = 0;
   };
-  static constexpr std::size_t kEntries = 8;
+  static constexpr std::size_t kEntries = 4;
   std::array<Entry, kEntries> entries_;
-  std::size_t next_ = 0;  // the slot a new handle takes
-  std::size_t hint_ = 0;  // the slot last found or filled
 };
 thread_local std::array<Remembered, kKinds> t_remembered;
 
