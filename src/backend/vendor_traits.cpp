@@ -50,9 +50,6 @@ VendorTraits device_traits(cl_platform_id platform, cl_device_id device) {
       name.rfind("NVIDIA", 0) == 0 ||
       (name == "Portable Computing Language" &&
        pocl_cpu_fails_only_through_dependencies(platform, device));
-  cl_device_exec_capabilities exec = 0;
-  clGetDeviceInfo(device, CL_DEVICE_EXECUTION_CAPABILITIES, sizeof exec, &exec, nullptr);
-  t.runs_host_functions = (exec & CL_EXEC_NATIVE_KERNEL) != 0;
   return t;
 }
 

@@ -32,8 +32,7 @@ struct VendorTraits {
   // Its memory is apart from main RAM: data is there only once moved. The
   // native device's memory is main RAM.
   bool own_memory = true;
-  // Runs clEnqueueNativeKernel's host functions: the native device, and a
-  // vendor's device whose CL_DEVICE_EXECUTION_CAPABILITIES says it does.
+  // Runs clEnqueueNativeKernel's host functions: the native device alone.
   bool runs_host_functions = false;
 };
 

@@ -405,19 +405,14 @@ cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queue,
                     "num_mem_objects is ", num_mem_objects, " but mem_list or args_mem_loc is null");
   PARASOL_REFUSE_IF(num_mem_objects == 0 && (mem_list || args_mem_loc), CL_INVALID_VALUE,
                     "num_mem_objects is 0 but mem_list or args_mem_loc is given");
-  // A device queue's device must run host functions; a context queue places
-  // the command on the first of its context's devices that does.
-  Device* runner = q->device();
-  if (!runner)
+  // Only the native CPU device runs host functions: a device queue must be
+  // on it; a context queue places the command there if the context has it.
+  Device* native = q->device();
+  if (!native)
     for (Device* d : q->context()->devices())
-      if (d->worker().traits.runs_host_functions) {
-        runner = d;
-        break;
-      }
-  PARASOL_REFUSE_IF(!runner || !runner->worker().traits.runs_host_functions,
-                    CL_INVALID_OPERATION,
-                    runner ? runner->label() : std::string("no device of the context"),
-                    " lacks CL_EXEC_NATIVE_KERNEL");
+      if (d->worker().traits.runs_host_functions) native = d;
+  PARASOL_REFUSE_IF(!native || !native->worker().traits.runs_host_functions, CL_INVALID_OPERATION,
+                    "only Parasol's native CPU device has CL_EXEC_NATIVE_KERNEL");
   std::vector<core::Ref<Buffer>> buffers;
   std::vector<size_t> offsets;
   const auto* block = static_cast<const std::byte*>(args);
@@ -438,7 +433,7 @@ cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queue,
     return err;
   // The spec's copy of args: the application may reuse its block at once.
   std::vector<std::byte> copy(block, block + cb_args);
-  auto work = std::make_unique<runtime::NativeKernelCommand>(runner, user_func, std::move(copy),
+  auto work = std::make_unique<runtime::NativeKernelCommand>(native, user_func, std::move(copy),
                                                              std::move(buffers), std::move(offsets));
   give_event(runtime::submit(*q, CL_COMMAND_NATIVE_KERNEL, std::move(work), waits), event);
   return CL_SUCCESS;

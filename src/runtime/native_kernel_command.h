@@ -1,10 +1,8 @@
-// clEnqueueNativeKernel: the user's host function runs on a device with
-// CL_EXEC_NATIVE_KERNEL, as one command of the same graph as every other.
-// The buffers of mem_list are the command's data accesses. On the native
-// device its StarPU CPU worker calls the function, their main-RAM addresses
-// patched into a private copy of the args block where the application
-// stored their cl_mem handles; on a vendor's device the vendor's
-// clEnqueueNativeKernel runs it, patching their vendor buffers' addresses.
+// clEnqueueNativeKernel on the native CPU device: the user's host function
+// runs on the native device's StarPU CPU worker, as one task of the same
+// graph as every other command. The buffers of mem_list are the task's data
+// accesses; their main-RAM addresses are patched into a private copy of the
+// args block where the application stored their cl_mem handles.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +17,7 @@ class NativeKernelCommand final : public TaskCommand {
   using UserFn = void(CL_CALLBACK*)(void*);
   // args: a copy of the application's args block; offsets[i]: where, in it,
   // the address of buffers[i] goes (args_mem_loc[i] - args).
-  NativeKernelCommand(core::Device* device, UserFn fn, std::vector<std::byte> args,
+  NativeKernelCommand(core::Device* native_device, UserFn fn, std::vector<std::byte> args,
                       std::vector<core::Ref<core::Buffer>> buffers,
                       std::vector<std::size_t> offsets);
   cl_int execute(void* buffers[], core::Device& device, const VendorPlace& place,

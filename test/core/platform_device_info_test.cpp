@@ -194,6 +194,13 @@ TEST_CASE("every device query of OpenCL 1.0 to 3.0 answers the vendor's own valu
           CHECK(p == (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE));
           break;
         }
+        case CL_DEVICE_EXECUTION_CAPABILITIES: {
+          // Host functions run on the native device only.
+          cl_device_exec_capabilities c = 0;
+          CL_REQUIRE(clGetDeviceInfo(d, q, sizeof c, &c, nullptr));
+          CHECK(c == CL_EXEC_KERNEL);
+          break;
+        }
         case CL_DEVICE_BUILT_IN_KERNELS:
         case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION:
           CHECK(perr == verr);

@@ -617,8 +617,6 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
         return answer(size, value, size_ret, kDeviceName);
       case CL_DEVICE_TYPE:
         return answer(size, value, size_ret, cl_device_type{CL_DEVICE_TYPE_ACCELERATOR});
-      case CL_DEVICE_EXECUTION_CAPABILITIES:  // its mem_list would reach PoCL wrapped
-        return answer(size, value, size_ret, cl_device_exec_capabilities{CL_EXEC_KERNEL});
       case CL_DEVICE_AVAILABLE:
         if (read_faults().device_lost) return answer(size, value, size_ret, cl_bool{CL_FALSE});
         break;
