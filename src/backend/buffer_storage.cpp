@@ -4,7 +4,6 @@
 
 #include "backend/deferred_release.h"
 #include "backend/starpu_runtime.h"
-#include "backend/worker_parking.h"
 
 namespace parasol::backend {
 namespace {
@@ -24,7 +23,7 @@ BufferStorage::BufferStorage(std::size_t size, void* user_memory) : size_(size) 
     if (!host_) return;
     owns_host_ = true;
   }
-  WorkerDemand demand = WorkerDemand::raise();
+  // Registration and unregistration run on this thread: no worker needed.
   starpu_variable_data_register(&handle_, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(host_),
                                 size);
   // OpenCL orders commands by events and queues, not by data: StarPU only
@@ -41,10 +40,7 @@ BufferStorage::~BufferStorage() {
   defer_release([handle = handle_, host = owns_host_ ? host_ : nullptr,
                  callbacks = std::move(after_release_)] {
     if (handle)
-      StarpuRuntime::while_running([handle] {
-        WorkerDemand demand = WorkerDemand::raise();
-        starpu_data_unregister_no_coherency(handle);
-      });
+      StarpuRuntime::while_running([handle] { starpu_data_unregister_no_coherency(handle); });
     std::free(host);
     for (auto it = callbacks.rbegin(); it != callbacks.rend(); ++it) (*it)();
   });

@@ -13,8 +13,11 @@
 // Parasol's hook parks the calling worker on a condition variable while no
 // work Parasol gave StarPU may need it. Whatever may need a worker raises a
 // WorkerDemand first: a task until it starts (StarPU brings its data
-// before), an acquisition until it is granted, a release, a registration,
-// a scheduling context's creation or deletion. A demand names the workers
+// before), an acquisition until it is granted, a scheduling context's
+// creation or deletion. Registering, unregistering and releasing data need
+// none: they run on the calling thread, and what they set going (a task or
+// an acquisition that may now proceed, a transfer an unregistration waits
+// for) holds a demand of its own. A demand names the workers
 // it needs: a task, those that may run it and those whose memory holds its
 // data (they drive its transfers); a host command's acquisition, the
 // holders; anything else, every worker. Only they wake: a worker spinning

@@ -78,7 +78,6 @@ void give_back(Lease& lease) {
     if (lanes & (1u << i)) behind.push_back(lane_queue(*lease.device, i));
   backend::defer_release([handle = lease.handle, node = lease.node, behind = std::move(behind)] {
     for (cl_command_queue q : behind) wait_behind(q);
-    backend::WorkerDemand demand = backend::WorkerDemand::raise();
     starpu_data_release_on_node(handle, static_cast<int>(node));
   });
 }
