@@ -105,8 +105,9 @@ BuildResult from_image(ProgramImage img, std::vector<unsigned char> binary, std:
   return r;
 }
 
-// preprocessed: the source as preprocess() gives it.
-std::string cache_key(std::string_view preprocessed, std::string_view options) {
+// text: the source as preprocess() gives it, or (form "text") the source
+// itself where that is all the preprocessor reads.
+std::string cache_key(std::string_view form, std::string_view text, std::string_view options) {
   const HostTarget& h = host_target();
   llvm::BLAKE3 hasher;
   auto add = [&](std::string_view s) {
@@ -115,10 +116,11 @@ std::string cache_key(std::string_view preprocessed, std::string_view options) {
     hasher.update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
   };
   add(compiler_id());
+  add(form);
   add(h.cpu);
   add(h.features);
   add(options);
-  add(preprocessed);
+  add(text);
   auto digest = hasher.final();
   static const char* hex = "0123456789abcdef";
   std::string out;
@@ -305,6 +307,16 @@ std::string cache_directory() {
 
 namespace {
 
+// Whether what the preprocessor makes of source depends on its text and the
+// options alone: no directive or operator that reads a file (#include,
+// #include_next, __has_include, #embed, __has_embed) and no macro of the
+// clock. A false answer only costs a preprocessing run.
+bool self_contained(std::string_view source) {
+  for (std::string_view word : {"include", "embed", "__DATE__", "__TIME__", "__TIMESTAMP__"})
+    if (source.find(word) != std::string_view::npos) return false;
+  return true;
+}
+
 // Where the outcome of compiling `source` under `fo` is cached, in the
 // cache's `kind` folder; empty when caching is off (PARASOL_NO_KERNEL_CACHE)
 // or the source does not preprocess (refused_options when Clang refused the
@@ -317,14 +329,18 @@ namespace {
 // alone would not do: a quoted #include also finds files in the working
 // directory.) It costs a preprocessing run, about a millisecond, against
 // tens to hundreds for a compile; a source that fails to preprocess is
-// compiled, uncached, for its log.
+// compiled, uncached, for its log. A source that names no file and no
+// clock (self_contained()) preprocesses to the same text whatever the files
+// around it, so its own text is the key, without the run.
 std::string cache_path(const char* kind, std::string_view source, const FrontendOptions& fo,
                        std::string_view options, std::string& log, bool& refused_options) {
   refused_options = false;
   if (std::getenv("PARASOL_NO_KERNEL_CACHE") != nullptr) return {};
+  const std::string folder = cache_directory() + "/" + kind + "/";
+  if (self_contained(source)) return folder + cache_key("text", source, options) + ".bin";
   std::string preprocessed;
   if (!preprocess(source, fo, preprocessed, log, refused_options)) return {};
-  return cache_directory() + "/" + kind + "/" + cache_key(preprocessed, options) + ".bin";
+  return folder + cache_key("preprocessed", preprocessed, options) + ".bin";
 }
 
 std::string folder_of(const std::string& path) { return path.substr(0, path.rfind('/')); }

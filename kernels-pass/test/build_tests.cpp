@@ -249,6 +249,24 @@ TEST_CASE("an edited header gives a fresh binary, not the cached one", "[build]"
   fs::remove_all(dir);
 }
 
+TEST_CASE("a source that reads the clock is not served another second's binary", "[build]") {
+  // A source that names no file is keyed on its own text; one that expands
+  // __TIME__ still goes through the preprocessor, whose output holds the time.
+  const std::string src =
+      "__kernel void k(__global int* a) { a[0] = __TIME__[6] * 10 + __TIME__[7]; }";
+  auto seconds = [&] {
+    auto p = build_ok(src, "");
+    int v = 0;
+    Args args;
+    args.ptr(&v);
+    run(*p, "k", args, range(1, {1}, {1}));
+    return v;
+  };
+  const int first = seconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  CHECK(seconds() != first);
+}
+
 TEST_CASE("binary round trip and the cache", "[build]") {
   const char* src = R"(
     __kernel void sq(__global int* a) { int i = get_global_id(0); a[i] = a[i] * a[i] + get_local_id(0); })";
