@@ -200,7 +200,13 @@ void* map_bytes(const char* function, cl_command_type type, CommandQueue* q, Buf
     m.offset = offset;
     m.size = size;
     m.flags = flags ? flags : CL_MAP_READ | CL_MAP_WRITE;
-    if (b->flags() & CL_MEM_USE_HOST_PTR) {
+    // In place: the application's memory (CL_MEM_USE_HOST_PTR), and for a
+    // map that only reads, the buffer's main-RAM bytes: no command may write a
+    // mapped region (OpenCL 3.0, 5.5.4), so whatever StarPU brings to main
+    // RAM meanwhile holds the same bytes there. A map for writing takes a
+    // staging, whose unmap writes the mapped region only.
+    const bool reads_only = m.flags == CL_MAP_READ;
+    if ((b->flags() & CL_MEM_USE_HOST_PTR) || reads_only) {
       m.pointer = b->host_bytes() + offset;
     } else {
       m.staging = std::shared_ptr<std::byte[]>(new (std::nothrow) std::byte[size]);
@@ -211,16 +217,17 @@ void* map_bytes(const char* function, cl_command_type type, CommandQueue* q, Buf
     bool fetch = !(m.flags & CL_MAP_WRITE_INVALIDATE_REGION);
     auto staging = m.staging;
     b->add_mapping(std::move(m));
-    // A read into the staging: by a device holding the buffer (which stays
-    // there), else from main RAM, where StarPU brings it. Not in place
-    // (CL_MEM_USE_HOST_PTR): the unmap of bytes StarPU never learnt of
-    // could go StarPU's way, which would fetch over them. The mapping keeps
-    // the staging until the unmap, which a blocking map returns before:
-    // only a non-blocking one's form keeps it too.
+    // A read of the region into the mapped memory: by a device holding the
+    // buffer (which stays there), else from main RAM, where StarPU brings it.
+    // Not for a map for writing in place (CL_MEM_USE_HOST_PTR): its unmap
+    // goes StarPU's way, which would fetch the whole buffer over bytes StarPU
+    // never learnt of; it reads StarPU's way. The mapping keeps the staging
+    // until the unmap, which a blocking map returns before: only a
+    // non-blocking one's form keeps it too.
     std::optional<runtime::VendorTransfer> vendor_form;
-    if (staging && fetch) {
-      vendor_form = runtime::VendorTransfer{runtime::VendorTransfer::Kind::Read, offset, size,
-                                            staging.get()};
+    if (fetch && (staging || reads_only)) {
+      vendor_form =
+          runtime::VendorTransfer{runtime::VendorTransfer::Kind::Read, offset, size, mapped};
       if (!blocking) vendor_form->owned_host = staging;
     }
     // An invalidating map into a staging reads nothing: no access, so the

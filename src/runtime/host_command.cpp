@@ -367,7 +367,7 @@ cl_int HostCommand::copy_in_main_ram() const {
   std::byte* first = accesses_[0].buffer->host_bytes();
   switch (t.kind) {
     case VendorTransfer::Kind::Read:
-      std::memcpy(t.host, first + t.offset, t.size);
+      if (t.host != first + t.offset) std::memcpy(t.host, first + t.offset, t.size);  // else mapped in place
       break;
     case VendorTransfer::Kind::Write:
       std::memcpy(first + t.offset, t.host, t.size);

@@ -202,6 +202,44 @@ TEST_CASE("USE_HOST_PTR, COPY_HOST_PTR and ALLOC_HOST_PTR buffers carry data thr
   }
 }
 
+// A map for reading is served in place, from the buffer's main-RAM bytes:
+// a kernel writing another region of the buffer meanwhile, on another
+// device, and the buffer coming back to main RAM for a read, leave the
+// mapped bytes as they were; the kernel's result is there after the unmap.
+TEST_CASE("a region mapped for reading keeps its bytes while another region is written elsewhere") {
+  MixedPair m;
+  Program prog(m.ctx, kIntKernels);
+  Kernel add(prog, "add_const_int");
+  const size_t n = 4096, half = n / 2;
+  const std::vector<int> ref = iota_vector(n, 3);
+  Mem buf(m.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(int),
+          const_cast<int*>(ref.data()));
+  touch_on(m, m.qp, buf, n);  // the valid copy on PoCL
+  cl_int err = CL_SUCCESS;
+  const cl_buffer_region second{half * sizeof(int), half * sizeof(int)};
+  Mem upper{clCreateSubBuffer(buf, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &second, &err)};
+  CL_REQUIRE(err);
+  for (cl_bool blocking : {CL_TRUE, CL_FALSE}) {
+    INFO((blocking ? "blocking map" : "non-blocking map"));
+    Event mapped;
+    auto* p = static_cast<const int*>(clEnqueueMapBuffer(
+        m.qp, buf, blocking, CL_MAP_READ, 0, half * sizeof(int), 0, nullptr, &mapped, &err));
+    CL_REQUIRE(err);
+    CL_REQUIRE(clWaitForEvents(1, &mapped.e));
+    CHECK(std::equal(p, p + half, ref.begin()));
+    set_args(add, upper.m, 5);
+    CL_REQUIRE(clEnqueueNDRangeKernel(m.qg, add, 1, nullptr, &half, nullptr, 0, nullptr, nullptr));
+    CL_REQUIRE(clFinish(m.qg));
+    auto upper_now = read_ints(m.qp, upper, half);  // the buffer through main RAM
+    for (size_t i = 0; i < half; ++i) REQUIRE(upper_now[i] == ref[half + i] + (blocking ? 5 : 10));
+    CHECK(std::equal(p, p + half, ref.begin()));
+    CL_REQUIRE(clEnqueueUnmapMemObject(m.qp, buf, const_cast<int*>(p), 0, nullptr, nullptr));
+    CL_REQUIRE(clFinish(m.qp));
+  }
+  auto got = read_ints(m.qg, buf, n);
+  for (size_t i = 0; i < n; ++i) REQUIRE(got[i] == ref[i] + (i < half ? 0 : 10));
+}
+
 // A buffer created with contents in a context of one device goes to that
 // device by itself, before any command (StarPU's bus counters show the
 // bytes arrive); commands and host writes that follow see the right data.
