@@ -1,0 +1,80 @@
+#include "backend/cluster.h"
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+
+#include "util/log.h"
+#include "util/settings.h"
+
+namespace parasol::backend {
+namespace {
+
+ClusterLink* g_link = nullptr;  // kept to the end: MPI is left at exit
+
+// The layer lies beside the library this function is in (libParasol, in the
+// build tree as once installed).
+std::string layer_path() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&join_cluster), &info) || !info.dli_fname) return {};
+  std::string path = info.dli_fname;
+  const auto slash = path.rfind('/');
+  return (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) +
+         kClusterLayerFile;
+}
+
+ClusterLink* open_link() {
+  const std::string path = layer_path();
+  // Never closed: MPI's own libraries stay loaded until the process ends.
+  void* layer = path.empty() ? nullptr : dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!layer) {
+    log::error("this process is rank 0 of an MPI job, but Parasol's MPI layer ", path,
+               " could not be loaded (", path.empty() ? "no path" : dlerror(),
+               "): the other ranks' devices are not listed (mpirun ends them when this process exits)");
+    return nullptr;
+  }
+  auto open = reinterpret_cast<OpenClusterLink>(dlsym(layer, kOpenClusterLinkSymbol));
+  std::string why;
+  ClusterLink* link = open ? open(why) : nullptr;
+  if (!link)
+    log::error("Parasol could not join the MPI job as rank 0 (",
+               open ? why : std::string("the layer has no ") + kOpenClusterLinkSymbol,
+               "): the other ranks' devices are not listed");
+  return link;
+}
+
+std::vector<RankDevices> gather() {
+  const settings::MpiPlace place = settings::mpi_place();
+  if (place.size <= 1) return {};
+  if (place.rank != 0) {
+    log::info("rank ", place.rank, " of an MPI job: Parasol lists this machine's devices only");
+    return {};
+  }
+  g_link = open_link();
+  if (!g_link) return {};
+  std::atexit([] { g_link->end(); });
+
+  const double timeout_s = settings::cluster_timeout_s();
+  std::vector<int> silent;
+  std::vector<std::string> refused;
+  std::vector<RankDevices> ranks = g_link->gather(
+      std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)), silent, refused);
+  for (int rank : silent)
+    log::error("rank ", rank, " did not report its devices within ", timeout_s,
+               " s (PARASOL_CLUSTER_TIMEOUT): its devices are left out");
+  for (const std::string& why : refused) log::error(why);
+  for (const RankDevices& r : ranks)
+    log::info("rank ", r.rank, " on ", r.host, ": ", r.devices.size(), " devices");
+  return ranks;
+}
+
+}  // namespace
+
+const std::vector<RankDevices>& join_cluster() {
+  static const std::vector<RankDevices> ranks = gather();
+  return ranks;
+}
+
+}  // namespace parasol::backend

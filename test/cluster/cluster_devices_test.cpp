@@ -1,0 +1,186 @@
+// Rank 0 of an MPI job (`mpirun -np 1 <this> : -np N parasol-node`, every
+// rank on this machine with the same vendors): what its Parasol platform
+// lists of the other ranks' devices. Each test case is one ctest test with
+// its own mpirun (test/cluster/CMakeLists.txt).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/parasol_test.h"
+
+namespace {
+
+using namespace parasol_test;
+
+int world_size() {
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  return size ? std::atoi(size) : 1;
+}
+
+std::string host_name() {
+  char name[256] = "";
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+std::string rank_suffix(int rank) {
+  return " (rank " + std::to_string(rank) + " on " + host_name() + ")";
+}
+
+std::vector<unsigned char> answer(cl_device_id d, cl_device_info param) {
+  std::size_t size = 0;
+  CL_REQUIRE(clGetDeviceInfo(d, param, 0, nullptr, &size));
+  std::vector<unsigned char> value(size);
+  CL_REQUIRE(clGetDeviceInfo(d, param, size, value.data(), nullptr));
+  return value;
+}
+
+template <typename T>
+T scalar(cl_device_id d, cl_device_info param) {
+  T value{};
+  CL_REQUIRE(clGetDeviceInfo(d, param, sizeof value, &value, nullptr));
+  return value;
+}
+
+// Devices of this machine: the first ones listed, without a rank in their
+// name.
+std::vector<cl_device_id> local_of(const std::vector<cl_device_id>& all) {
+  std::vector<cl_device_id> local;
+  for (cl_device_id d : all)
+    if (device_name(d).find(" (rank ") == std::string::npos) local.push_back(d);
+  return local;
+}
+
+}  // namespace
+
+TEST_CASE("rank 0 lists every rank's devices after its own, named with their rank and host",
+          "[listed]") {
+  const int ranks = world_size();
+  REQUIRE(ranks >= 2);
+  const std::vector<cl_device_id> all = devices();
+  const std::vector<cl_device_id> local = local_of(all);
+  REQUIRE(!local.empty());
+  // Every rank runs this machine's vendors: each lists the same devices.
+  REQUIRE(all.size() == local.size() * static_cast<std::size_t>(ranks));
+  for (std::size_t i = 0; i < local.size(); ++i) REQUIRE(all[i] == local[i]);
+
+  for (int rank = 1; rank < ranks; ++rank)
+    for (std::size_t i = 0; i < local.size(); ++i) {
+      cl_device_id remote = all[rank * local.size() + i];
+      cl_device_id same = local[i];
+      INFO("rank " << rank << ", device " << i << ": " << device_name(remote));
+      REQUIRE(device_name(remote) == device_name(same) + rank_suffix(rank));
+      REQUIRE(vendor_of(remote) == vendor_of(same));
+      // The node's answers, as its Parasol gave them.
+      for (cl_device_info param :
+           {CL_DEVICE_TYPE, CL_DEVICE_VENDOR, CL_DEVICE_VERSION, CL_DRIVER_VERSION,
+            CL_DEVICE_OPENCL_C_VERSION, CL_DEVICE_EXTENSIONS, CL_DEVICE_MAX_COMPUTE_UNITS,
+            CL_DEVICE_MAX_WORK_GROUP_SIZE, CL_DEVICE_MAX_WORK_ITEM_SIZES,
+            CL_DEVICE_GLOBAL_MEM_SIZE, CL_DEVICE_MAX_MEM_ALLOC_SIZE, CL_DEVICE_LOCAL_MEM_SIZE,
+            CL_DEVICE_ADDRESS_BITS, CL_DEVICE_IMAGE_SUPPORT, CL_DEVICE_QUEUE_PROPERTIES,
+            CL_DEVICE_PROFILE, CL_DEVICE_NUMERIC_VERSION, CL_DEVICE_EXTENSIONS_WITH_VERSION}) {
+        INFO("param 0x" << std::hex << param);
+        REQUIRE(answer(remote, param) == answer(same, param));
+      }
+      REQUIRE(scalar<cl_platform_id>(remote, CL_DEVICE_PLATFORM) == parasol_platform());
+      REQUIRE(scalar<cl_device_id>(remote, CL_DEVICE_PARENT_DEVICE) == nullptr);
+    }
+}
+
+TEST_CASE("another rank's device is unavailable: no context takes it", "[listed]") {
+  const std::vector<cl_device_id> all = devices();
+  const std::vector<cl_device_id> local = local_of(all);
+  REQUIRE(all.size() > local.size());
+  cl_device_id remote = all.back();
+  REQUIRE(scalar<cl_bool>(remote, CL_DEVICE_AVAILABLE) == CL_FALSE);
+  REQUIRE(scalar<cl_bool>(local.front(), CL_DEVICE_AVAILABLE) == CL_TRUE);
+
+  cl_int err = CL_SUCCESS;
+  cl_context ctx = clCreateContext(nullptr, 1, &remote, nullptr, nullptr, &err);
+  REQUIRE(ctx == nullptr);
+  REQUIRE(err == CL_DEVICE_NOT_AVAILABLE);
+  cl_device_id mixed[] = {local.front(), remote};
+  ctx = clCreateContext(nullptr, 2, mixed, nullptr, nullptr, &err);
+  REQUIRE(ctx == nullptr);
+  REQUIRE(err == CL_DEVICE_NOT_AVAILABLE);
+
+  // By type: the devices that are available, this machine's.
+  cl_context_properties props[] = {
+      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(parasol_platform()), 0};
+  ctx = clCreateContextFromType(props, CL_DEVICE_TYPE_ALL, nullptr, nullptr, &err);
+  CL_REQUIRE(err);
+  cl_uint count = 0;
+  CL_REQUIRE(clGetContextInfo(ctx, CL_CONTEXT_NUM_DEVICES, sizeof count, &count, nullptr));
+  CHECK(count == local.size());
+  clReleaseContext(ctx);
+
+  // No partition is offered, and none is made.
+  cl_device_partition_property equally[] = {CL_DEVICE_PARTITION_EQUALLY, 1, 0};
+  cl_uint made = 0;
+  CHECK(clCreateSubDevices(remote, equally, 0, nullptr, &made) == CL_INVALID_VALUE);
+  CHECK(scalar<cl_uint>(remote, CL_DEVICE_PARTITION_MAX_SUB_DEVICES) == 0);
+}
+
+TEST_CASE("without PARASOL_REMOTE_DEVICES rank 0 lists only its own devices", "[unlisted]") {
+  REQUIRE(world_size() >= 2);
+  const std::vector<cl_device_id> all = devices();
+  REQUIRE(!all.empty());
+  REQUIRE(local_of(all).size() == all.size());
+}
+
+// The other rank never reports, silent or dead (test/cluster/faulty_rank.cpp):
+// rank 0 waits PARASOL_CLUSTER_TIMEOUT, says so, and goes on with its own
+// devices.
+TEST_CASE("a rank that never reports its devices delays rank 0 by the timeout only",
+          "[missing]") {
+  REQUIRE(world_size() == 2);
+  const double timeout_s = std::atof(std::getenv("PARASOL_CLUSTER_TIMEOUT"));
+  REQUIRE(timeout_s > 0);
+  // Parasol logs on stderr: kept in a file for the length of its start.
+  char log_path[] = "/tmp/parasol-cluster-log-XXXXXX";
+  const int log_fd = mkstemp(log_path);
+  REQUIRE(log_fd >= 0);
+  std::fflush(stderr);
+  const int saved_stderr = dup(2);
+  dup2(log_fd, 2);
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<cl_device_id> all = devices();
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::fflush(stderr);
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
+  close(log_fd);
+  std::ifstream in(log_path);
+  std::stringstream log;
+  log << in.rdbuf();
+  unlink(log_path);
+  INFO("Parasol's log: " << log.str());
+
+  REQUIRE(!all.empty());
+  CHECK(local_of(all).size() == all.size());
+  CHECK(waited >= timeout_s);
+  CHECK(waited < timeout_s + 30);  // Parasol's own start included
+  CHECK(log.str().find("rank 1 did not report its devices within") != std::string::npos);
+  // Its own devices work as ever.
+  Context ctx({all.front()});
+}
+
+// Run without mpirun: Parasol loads nothing of MPI.
+TEST_CASE("outside mpirun no MPI library is loaded", "[local]") {
+  REQUIRE(std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr);
+  REQUIRE(!devices().empty());
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    INFO(line);
+    CHECK(line.find("libmpi") == std::string::npos);
+    CHECK(line.find("libParasolMPI") == std::string::npos);
+  }
+}
