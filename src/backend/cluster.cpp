@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -13,6 +14,7 @@ namespace parasol::backend {
 namespace {
 
 ClusterLink* g_link = nullptr;  // kept to the end: MPI is left at exit
+std::atomic<bool> g_joined{false};
 
 // The layer lies beside the library this function is in (libParasol, in the
 // build tree as once installed).
@@ -46,6 +48,7 @@ ClusterLink* open_link() {
 }
 
 std::vector<RankDevices> gather() {
+  g_joined.store(true);
   const settings::MpiPlace place = settings::mpi_place();
   if (place.size <= 1) return {};
   if (place.rank != 0) {
@@ -54,7 +57,6 @@ std::vector<RankDevices> gather() {
   }
   g_link = open_link();
   if (!g_link) return {};
-  std::atexit([] { g_link->end(); });
 
   const double timeout_s = settings::cluster_timeout_s();
   std::vector<int> silent;
@@ -76,5 +78,25 @@ const std::vector<RankDevices>& join_cluster() {
   static const std::vector<RankDevices> ranks = gather();
   return ranks;
 }
+
+namespace {
+
+// The nodes wait in MPI_Init until rank 0 joins: a process that loads
+// Parasol but never lists its devices (a loader that does not ask for them,
+// StarPU failing to start) still joins, at its exit, and ends them.
+// Registered when libParasol is loaded, so it runs after every other exit
+// handler of Parasol's (StarPU's shutdown included).
+void leave_cluster() {
+  if (!g_joined.load()) join_cluster();
+  if (g_link) g_link->end();
+}
+
+const bool kLeavesAtExit = [] {
+  const settings::MpiPlace place = settings::mpi_place();
+  if (place.size > 1 && place.rank == 0) std::atexit(&leave_cluster);
+  return true;
+}();
+
+}  // namespace
 
 }  // namespace parasol::backend

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <string>
 
 #include "backend/cluster.h"
 #include "util/log.h"
@@ -28,8 +29,9 @@ std::span<Device* const> Platform::devices() {
     add_remote_devices();
     for (std::size_t i = 0; i < devices_.size(); ++i) {
       devices_[i]->set_index(i);
+      const int worker = devices_[i]->worker().worker_id;
       log::info("device ", i, ": ", devices_[i]->name(), " [", devices_[i]->vendor_platform_name(),
-                "] (StarPU worker ", devices_[i]->worker().worker_id, ")");
+                "]", worker >= 0 ? " (StarPU worker " + std::to_string(worker) + ")" : "");
     }
     if (devices_.empty())
       log::warn("Parasol found no device: its platform has no devices "

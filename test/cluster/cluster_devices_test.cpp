@@ -57,6 +57,37 @@ std::vector<cl_device_id> local_of(const std::vector<cl_device_id>& all) {
   return local;
 }
 
+// Parasol's start (the first device query), with what it logged on stderr
+// meanwhile and how long it took.
+struct Start {
+  std::vector<cl_device_id> devices;
+  std::string log;
+  double seconds = 0;
+};
+
+Start start_parasol() {
+  Start s;
+  char log_path[] = "/tmp/parasol-cluster-log-XXXXXX";
+  const int log_fd = mkstemp(log_path);
+  REQUIRE(log_fd >= 0);
+  std::fflush(stderr);
+  const int saved_stderr = dup(2);
+  dup2(log_fd, 2);
+  const auto t0 = std::chrono::steady_clock::now();
+  s.devices = devices();
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fflush(stderr);
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
+  close(log_fd);
+  std::ifstream in(log_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  s.log = text.str();
+  unlink(log_path);
+  return s;
+}
+
 }  // namespace
 
 TEST_CASE("rank 0 lists every rank's devices after its own, named with their rank and host",
@@ -142,34 +173,27 @@ TEST_CASE("a rank that never reports its devices delays rank 0 by the timeout on
   REQUIRE(world_size() == 2);
   const double timeout_s = std::atof(std::getenv("PARASOL_CLUSTER_TIMEOUT"));
   REQUIRE(timeout_s > 0);
-  // Parasol logs on stderr: kept in a file for the length of its start.
-  char log_path[] = "/tmp/parasol-cluster-log-XXXXXX";
-  const int log_fd = mkstemp(log_path);
-  REQUIRE(log_fd >= 0);
-  std::fflush(stderr);
-  const int saved_stderr = dup(2);
-  dup2(log_fd, 2);
-  const auto start = std::chrono::steady_clock::now();
-  const std::vector<cl_device_id> all = devices();
-  const double waited =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::fflush(stderr);
-  dup2(saved_stderr, 2);
-  close(saved_stderr);
-  close(log_fd);
-  std::ifstream in(log_path);
-  std::stringstream log;
-  log << in.rdbuf();
-  unlink(log_path);
-  INFO("Parasol's log: " << log.str());
-
-  REQUIRE(!all.empty());
-  CHECK(local_of(all).size() == all.size());
-  CHECK(waited >= timeout_s);
-  CHECK(waited < timeout_s + 30);  // Parasol's own start included
-  CHECK(log.str().find("rank 1 did not report its devices within") != std::string::npos);
+  const Start s = start_parasol();
+  INFO("Parasol's log: " << s.log);
+  REQUIRE(!s.devices.empty());
+  CHECK(local_of(s.devices).size() == s.devices.size());
+  CHECK(s.seconds >= timeout_s);
+  CHECK(s.seconds < timeout_s + 30);  // Parasol's own start included
+  CHECK(s.log.find("rank 1 did not report its devices within") != std::string::npos);
   // Its own devices work as ever.
-  Context ctx({all.front()});
+  Context ctx({s.devices.front()});
+}
+
+// The other rank sends what is not a device list: refused at once, logged.
+TEST_CASE("a rank whose device list cannot be read is left out without waiting", "[refused]") {
+  REQUIRE(world_size() == 2);
+  const double timeout_s = std::atof(std::getenv("PARASOL_CLUSTER_TIMEOUT"));
+  const Start s = start_parasol();
+  INFO("Parasol's log: " << s.log);
+  REQUIRE(!s.devices.empty());
+  CHECK(local_of(s.devices).size() == s.devices.size());
+  CHECK(s.seconds < timeout_s);
+  CHECK(s.log.find("rank 1 sent not a Parasol node's device list") != std::string::npos);
 }
 
 // Run without mpirun: Parasol loads nothing of MPI.

@@ -1,8 +1,9 @@
-// A rank that joins the MPI job but never reports devices. `silent`: as a
+// A rank that joins the MPI job but reports no device list. `silent`: as a
 // node whose vendor hangs at its start, it waits for rank 0's end message
-// (cluster/protocol.h), then leaves. `killed`: it dies at once (SIGKILL),
-// as a node that crashed; run under mpirun --enable-recovery, so that
-// mpirun leaves rank 0 running.
+// (cluster/protocol.h), then leaves. `garbage`: it sends bytes that are no
+// device list instead, then waits likewise. `killed`: it dies at once
+// (SIGKILL), as a node that crashed; run under mpirun --enable-recovery, so
+// that mpirun leaves rank 0 running.
 #include <mpi.h>
 
 #include <chrono>
@@ -14,7 +15,12 @@
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  if (argc > 1 && std::strcmp(argv[1], "killed") == 0) std::raise(SIGKILL);
+  const char* mode = argc > 1 ? argv[1] : "silent";
+  if (std::strcmp(mode, "killed") == 0) std::raise(SIGKILL);
+  if (std::strcmp(mode, "garbage") == 0) {
+    const char junk[] = "not a device list";
+    MPI_Send(junk, sizeof junk, MPI_BYTE, 0, parasol::cluster::kDevicesTag, MPI_COMM_WORLD);
+  }
   MPI_Request end;
   MPI_Irecv(nullptr, 0, MPI_BYTE, 0, parasol::cluster::kEndTag, MPI_COMM_WORLD, &end);
   for (int done = 0; !done; std::this_thread::sleep_for(std::chrono::milliseconds(10)))
