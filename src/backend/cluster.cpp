@@ -34,7 +34,8 @@ ClusterLink* open_link() {
   if (!layer) {
     log::error("this process is rank 0 of an MPI job, but Parasol's MPI layer ", path,
                " could not be loaded (", path.empty() ? "no path" : dlerror(),
-               "): the other ranks' devices are not listed (mpirun ends them when this process exits)");
+               "): the other ranks' devices are not listed, and parasol-node on them waits "
+               "for rank 0 until mpirun is interrupted");
     return nullptr;
   }
   auto open = reinterpret_cast<OpenClusterLink>(dlsym(layer, kOpenClusterLinkSymbol));

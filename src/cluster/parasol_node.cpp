@@ -25,7 +25,8 @@
 
 namespace {
 
-using namespace parasol;
+namespace backend = parasol::backend;
+namespace cluster = parasol::cluster;
 
 std::string host_name() {
   char name[256] = "";
