@@ -196,6 +196,17 @@ TEST_CASE("a rank whose device list cannot be read is left out without waiting",
   CHECK(s.log.find("rank 1 sent not a Parasol node's device list") != std::string::npos);
 }
 
+// Rank 0 whose StarPU cannot start (STARPU_NCPU=0 STARPU_NOPENCL=0) lists no
+// device, so no device query joins the job: Parasol joins at exit, and the
+// node ends (the test's mpirun returns).
+TEST_CASE("rank 0 without StarPU lists no device", "[nostarpu]") {
+  REQUIRE(world_size() >= 2);
+  cl_uint count = 0;
+  CHECK(clGetDeviceIDs(parasol_platform(), CL_DEVICE_TYPE_ALL, 0, nullptr, &count) ==
+        CL_DEVICE_NOT_FOUND);
+  CHECK(count == 0);
+}
+
 // Run without mpirun: Parasol loads nothing of MPI.
 TEST_CASE("outside mpirun no MPI library is loaded", "[local]") {
   REQUIRE(std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr);
