@@ -20,6 +20,9 @@ PACKAGES=(
   starpu-examples
   # the native CPU device (kernels-pass): Clang/LLVM 19, FileCheck for its tests
   llvm-19-dev libclang-19-dev clang-19 llvm-19-tools
+  # several machines (docs/cluster.md): Open MPI, for the MPI layer and
+  # parasol-node (StarPU-MPI comes with libstarpu-dev)
+  openmpi-bin libopenmpi-dev
 )
 
 if [[ ${PARASOL_SKIP_DEPS:-0} == 1 ]]; then

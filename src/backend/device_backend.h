@@ -1,8 +1,9 @@
-// What differs between Parasol's two kinds of device, behind one interface:
-// a vendor's device re-exported (vendor_device.cpp), driven through its
-// vendor's OpenCL, and Parasol's native CPU device
-// (native/native_device.cpp), whose programs kernels-pass compiles and
-// whose kernels run on a StarPU CPU worker. The layers above ask a device's
+// What differs between Parasol's kinds of device, behind one interface: a
+// vendor's device re-exported (vendor_device.cpp), driven through its
+// vendor's OpenCL; Parasol's native CPU device (native/native_device.cpp),
+// whose programs kernels-pass compiles and whose kernels run on a StarPU CPU
+// worker; and a device of another rank of an MPI job (remote_device.cpp),
+// which answers queries with what its node reported. The layers above ask a device's
 // backend, or read its traits (vendor_traits.h); they never ask which kind
 // it is.
 #pragma once
@@ -16,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backend/cluster_link.h"
 #include "backend/kernel_signature.h"
 #include "backend/native/native_compiler.h"
 #include "backend/starpu_runtime.h"
@@ -35,6 +37,10 @@ struct DeviceFacts {
   // What StarPU may use there (its STARPU_LIMIT_*_MEM limits included).
   cl_ulong global_mem = 0;
   bool image_support = false;
+  // It takes commands (CL_DEVICE_AVAILABLE): false for another rank's
+  // device, whose commands are not carried there yet; no context holds such
+  // a device.
+  bool available = true;
 };
 
 // One device's form of a program: a vendor's program object, or the native
@@ -142,6 +148,9 @@ class DeviceBackend {
 
 // A vendor device, the StarPU OpenCL worker's.
 std::unique_ptr<DeviceBackend> vendor_device(const VendorWorker& worker);
+// A device of another rank of the MPI job (remote_device.cpp), as its node
+// answered the queries about it.
+std::unique_ptr<DeviceBackend> remote_device(const RankDevices& rank, DeviceAnswers answers);
 
 }  // namespace parasol::backend
 

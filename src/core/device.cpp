@@ -19,6 +19,10 @@ Device* Device::create_native(int worker_id) {
   return create<Device>(worker, backend::native::native_device());
 }
 
+Device* Device::create_remote(const backend::RankDevices& rank, backend::DeviceAnswers answers) {
+  return create<Device>(backend::VendorWorker{}, backend::remote_device(rank, std::move(answers)));
+}
+
 cl_int Device::partition(const cl_device_partition_property* properties,
                          std::vector<Device*>& out) {
   std::vector<std::unique_ptr<backend::DeviceBackend>> parts;

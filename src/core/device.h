@@ -1,7 +1,8 @@
 // A Parasol device: one vendor device re-exported (a StarPU OpenCL worker),
-// or Parasol's own native CPU device (a StarPU CPU worker running kernels
-// compiled by kernels-pass/; its memory is main RAM). What differs between
-// the two is its backend's (backend/device_backend.h) and its traits'.
+// Parasol's own native CPU device (a StarPU CPU worker running kernels
+// compiled by kernels-pass/; its memory is main RAM), or, on rank 0 of an
+// MPI job, a device of another rank. What differs between them is its
+// backend's (backend/device_backend.h) and its traits'.
 //
 // A sub-device (clCreateSubDevices) answers the queries about its partition
 // as its vendor's sub-device does, and runs its commands on its root
@@ -28,6 +29,9 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   static Device* create_vendor(const backend::VendorWorker& worker);
   // The native CPU device, driven by StarPU CPU worker `worker_id`.
   static Device* create_native(int worker_id);
+  // A device of another rank of the MPI job; no StarPU worker of this
+  // process drives it (worker().worker_id is -1).
+  static Device* create_remote(const backend::RankDevices& rank, backend::DeviceAnswers answers);
 
   // clCreateSubDevices: the sub-devices `properties` asks for (each with
   // one API reference, the caller's), or the backend's error.
@@ -58,6 +62,8 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   // share their kernels' measurements (schedulers/shared_measurements.h)
   // and split the work of a context among them (schedulers/alike_placement.h).
   bool alike(const Device& other) const;
+  // CL_DEVICE_AVAILABLE: whether contexts may hold it and commands run on it.
+  bool available() const { return facts().available; }
   // CL_DEVICE_IMAGE_SUPPORT: the vendor's, or the native device's own.
   bool image_support() const { return facts().image_support; }
   std::vector<cl_image_format> image_formats(cl_mem_flags flags, cl_mem_object_type type) const {

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <mutex>
+#include <string>
 
+#include "backend/cluster.h"
 #include "util/log.h"
+#include "util/settings.h"
 
 namespace parasol::core {
 
@@ -23,10 +26,12 @@ std::span<Device* const> Platform::devices() {
     for (const auto& w : rt->vendor_workers()) devices_.push_back(Device::create_vendor(w));
     // Parasol's own device comes last: a vendor's device stays the default.
     if (rt->native_worker() >= 0) devices_.push_back(Device::create_native(rt->native_worker()));
+    add_remote_devices();
     for (std::size_t i = 0; i < devices_.size(); ++i) {
       devices_[i]->set_index(i);
+      const int worker = devices_[i]->worker().worker_id;
       log::info("device ", i, ": ", devices_[i]->name(), " [", devices_[i]->vendor_platform_name(),
-                "] (StarPU worker ", devices_[i]->worker().worker_id, ")");
+                "]", worker >= 0 ? " (StarPU worker " + std::to_string(worker) + ")" : "");
     }
     if (devices_.empty())
       log::warn("Parasol found no device: its platform has no devices "
@@ -35,6 +40,22 @@ std::span<Device* const> Platform::devices() {
       log::info("Parasol platform: ", devices_.size(), " devices");
   });
   return devices_;
+}
+
+// Rank 0 of an MPI job joins it whether or not it lists the other ranks'
+// devices: the nodes wait for it. Their devices come after this machine's.
+void Platform::add_remote_devices() {
+  const auto& ranks = backend::join_cluster();
+  std::size_t count = 0;
+  for (const auto& rank : ranks) count += rank.devices.size();
+  if (count == 0) return;
+  if (!settings::remote_devices()) {
+    log::info("the other ranks report ", count,
+              " devices, not listed: PARASOL_REMOTE_DEVICES=1 lists them");
+    return;
+  }
+  for (const auto& rank : ranks)
+    for (const auto& answers : rank.devices) devices_.push_back(Device::create_remote(rank, answers));
 }
 
 bool Platform::has_device(const Device* d) {
@@ -47,6 +68,7 @@ bool Platform::has_device(const Device* d) {
 namespace parasol::core {
 
 Device* Platform::device_for_worker(int worker_id) {
+  if (worker_id < 0) return nullptr;  // remote devices have no worker here
   for (Device* d : devices())
     if (d->worker().worker_id == worker_id) return d;
   return nullptr;

@@ -25,6 +25,7 @@ class Platform final : public Object<Platform, _cl_platform_id, ObjectKind::Plat
  private:
   Platform() = default;
   friend Platform* create<Platform>();
+  void add_remote_devices();
   std::vector<Device*> devices_;
 };
 

@@ -90,6 +90,8 @@ cl_context CL_API_CALL clCreateContext(const cl_context_properties* properties,
     for (cl_uint i = 0; i < num_devices; ++i) {
       auto* d = checked<Device>(devices[i]);
       PARASOL_REFUSE_IF(!d, CL_INVALID_DEVICE, "devices[", i, "] is not a Parasol device");
+      PARASOL_REFUSE_IF(!d->available(), CL_DEVICE_NOT_AVAILABLE, "devices[", i, "], ", d->label(),
+                        ", is not available (another rank's device: its commands are not carried yet)");
       if (std::find(list.begin(), list.end(), d) == list.end()) list.push_back(d);
     }
     return make_context(__func__, properties, std::move(list), pfn_notify, user_data);
@@ -110,8 +112,12 @@ cl_context CL_API_CALL clCreateContextFromType(const cl_context_properties* prop
     if (err != CL_SUCCESS) return err;
     std::vector<cl_device_id> ids(n);
     icd::clGetDeviceIDs(nullptr, device_type, n, ids.data(), nullptr);
+    // Only the devices that take commands (the spec's "currently available").
     std::vector<Device*> list;
-    for (cl_device_id id : ids) list.push_back(Device::from(id));
+    for (cl_device_id id : ids)
+      if (Device::from(id)->available()) list.push_back(Device::from(id));
+    PARASOL_REFUSE_IF(list.empty(), CL_DEVICE_NOT_AVAILABLE, "no device of type 0x", std::hex,
+                      device_type, " is available");
     return make_context(__func__, properties, std::move(list), pfn_notify, user_data);
   });
 }

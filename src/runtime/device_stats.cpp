@@ -61,6 +61,7 @@ void record_host_transfer(const backend::VendorWorker& w, std::uint64_t bytes, b
 }
 
 cl_parasol_device_stats device_stats(const backend::VendorWorker& w) {
+  if (w.worker_id < 0) return {};  // another rank's device: nothing ran here
   std::lock_guard lock(bus_mutex);
   collect_bus_traffic();
   auto& c = counters()[w.worker_id];
@@ -73,6 +74,7 @@ cl_parasol_device_stats device_stats(const backend::VendorWorker& w) {
 }
 
 void reset_device_stats(const backend::VendorWorker& w) {
+  if (w.worker_id < 0) return;  // another rank's device: nothing ran here
   std::lock_guard lock(bus_mutex);
   collect_bus_traffic();
   auto& c = counters()[w.worker_id];
@@ -88,6 +90,7 @@ void reset_device_stats(const backend::VendorWorker& w) {
 }
 
 cl_parasol_device_paths device_paths(const backend::VendorWorker& w) {
+  if (w.worker_id < 0) return {};  // another rank's device: nothing ran here
   const detail::DevicePathCounts& c = detail::g_path_counts[w.worker_id];
   auto read = [](const std::atomic<std::uint64_t>& n) { return n.load(std::memory_order_relaxed); };
   cl_parasol_device_paths p{};

@@ -1,5 +1,6 @@
 #include "util/settings.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -102,6 +103,36 @@ std::optional<double> divide_knob(const char* name) {
   const char* v = text(var.c_str());
   if (!v) return std::nullopt;
   return std::atof(v);
+}
+
+MpiPlace mpi_place() {
+  static const MpiPlace place = [] {
+    MpiPlace p;
+    const char* rank = text("OMPI_COMM_WORLD_RANK");
+    const char* size = text("OMPI_COMM_WORLD_SIZE");
+    if (!rank || !size) return p;
+    p.rank = std::atoi(rank);
+    p.size = std::max(1, std::atoi(size));
+    return p;
+  }();
+  return place;
+}
+
+bool remote_devices() {
+  static const bool on = flag("PARASOL_REMOTE_DEVICES");
+  return on;
+}
+
+double cluster_timeout_s() {
+  static const double seconds = [] {
+    const char* v = text("PARASOL_CLUSTER_TIMEOUT");
+    if (!v) return 60.0;
+    const double s = std::atof(v);
+    if (s > 0) return s;
+    log::warn("PARASOL_CLUSTER_TIMEOUT=", v, " is not a positive number of seconds: 60 applies");
+    return 60.0;
+  }();
+  return seconds;
 }
 
 bool starpu_opencl_on_cpus() {

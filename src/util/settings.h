@@ -52,6 +52,23 @@ std::optional<unsigned> native_threads();
 // (schedulers/divide_strategy.h); nullopt if unset.
 std::optional<double> divide_knob(const char* name);
 
+// Open MPI's place of this process in its job (OMPI_COMM_WORLD_RANK and
+// OMPI_COMM_WORLD_SIZE, set by mpirun): size 1 outside mpirun.
+struct MpiPlace {
+  int rank = 0;
+  int size = 1;
+};
+MpiPlace mpi_place();
+
+// PARASOL_REMOTE_DEVICES=1: rank 0's platform lists the other ranks'
+// devices too (backend/cluster.h).
+bool remote_devices();
+
+// PARASOL_CLUSTER_TIMEOUT: seconds rank 0 waits at its start for the
+// other ranks' device lists (default 60; a rank that has not answered by
+// then is left out).
+double cluster_timeout_s();
+
 // StarPU's own STARPU_OPENCL_ON_CPUS and STARPU_NOPENCL, read to explain
 // why StarPU left a vendor device out.
 bool starpu_opencl_on_cpus();

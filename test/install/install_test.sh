@@ -33,6 +33,12 @@ for f in lib/libParasol.so lib/libParasol.so.0 include/CL/cl_parasol.h \
   [[ -e $prefix/$f ]] || fail "$f was not installed"
 done
 [[ -x $prefix/bin/parasol-register ]] || fail "bin/parasol-register is not executable"
+# Built where Open MPI is found: the MPI layer goes beside the library, which
+# looks for it in its own folder (docs/cluster.md).
+if [[ -e $build/src/cluster/parasol-node ]]; then
+  [[ -x $prefix/bin/parasol-node ]] || fail "bin/parasol-node was not installed"
+  [[ -f $prefix/lib/libParasolMPI.so ]] || fail "lib/libParasolMPI.so was not installed"
+fi
 icd_lib=$(cat "$prefix/etc/OpenCL/vendors/parasol.icd")
 [[ $icd_lib == "$prefix/lib/libParasol.so.0" ]] || fail "parasol.icd names '$icd_lib'"
 [[ -f $icd_lib ]] || fail "parasol.icd names a missing library"
