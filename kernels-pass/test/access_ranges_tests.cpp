@@ -245,6 +245,22 @@ TEST_CASE("reduction into per-group slots: one element per group", "[access-rang
   CHECK(check_split(k, l, 0).ok);
 }
 
+TEST_CASE("the dimensions along which a kernel asks for launch-wide values", "[access-ranges]") {
+  auto a = analyse_access_ranges(R"(
+    size_t rows(void) { return get_global_size(1); }
+    __kernel void plain(__global float* x) { x[get_global_id(0)] += 1.0f; }
+    __kernel void slots(__global float* x) { x[get_group_id(0)] = 1.0f; }
+    __kernel void helper(__global float* x) {
+      x[get_global_id(1) * get_global_size(0) + get_global_id(0)] = (float)rows();
+    }
+    __kernel void unknown(__global float* x, uint d) { x[get_global_id(0)] = get_num_groups(d); })",
+                                 "");
+  CHECK(analysed(a, "plain").launch_bound_dims == 0);
+  CHECK(analysed(a, "slots").launch_bound_dims == 1);
+  CHECK(analysed(a, "helper").launch_bound_dims == 3);
+  CHECK(analysed(a, "unknown").launch_bound_dims == 7);
+}
+
 TEST_CASE("refused: global atomics", "[access-ranges]") {
   auto a = analyse_access_ranges(R"(
     __kernel void count(__global const int* in, __global int* total) {
