@@ -41,7 +41,7 @@ void SplitShares::adopt_speeds(KeyState& s) const {
 
 std::vector<std::size_t> SplitShares::plan(std::uint64_t key,
                                            std::span<const double> guessed_seconds,
-                                           std::size_t groups) {
+                                           std::size_t groups, bool may_run_whole) {
   std::lock_guard lock(mutex_);
   const std::size_t n = guessed_seconds.size();
   KeyState& s = states_[key];
@@ -57,6 +57,15 @@ std::vector<std::size_t> SplitShares::plan(std::uint64_t key,
     }
   }
   ++s.launches;
+  // Whole or split: once the shares were explored, try the launch whole;
+  // keep it whole while it is faster, with a split now and then.
+  if (may_run_whole && s.measured >= knobs_.explore_runs && !s.whole_tried) {
+    s.whole_tried = true;
+    return {};
+  }
+  if (may_run_whole && s.whole > 0 && s.split > 0 && s.whole * (1 + knobs_.hysteresis) < s.split &&
+      s.launches % knobs_.probe_period != 0)
+    return {};
   std::vector<double> fractions = s.share;
   // A device left out comes back for one launch now and then, with a small
   // share, so that a change of speed is seen.
@@ -100,6 +109,24 @@ void SplitShares::record(std::uint64_t key, std::span<const std::size_t> groups,
   for (std::size_t i = 0; i < s.speed.size(); ++i)
     if (s.share[i] == 0 && total > 0 && s.speed[i] / total >= kMinShare) probe_wins = true;
   if (probe_wins || (lo > 0 && hi > lo * (1 + knobs_.hysteresis))) adopt_speeds(s);
+}
+
+namespace {
+void smooth(double& mean, double v, double weight) {
+  if (v > 0) mean = mean > 0 ? (1 - weight) * mean + weight * v : v;
+}
+}  // namespace
+
+void SplitShares::record_whole(std::uint64_t key, double seconds) {
+  std::lock_guard lock(mutex_);
+  auto it = states_.find(key);
+  if (it != states_.end()) smooth(it->second.whole, seconds, knobs_.smoothing);
+}
+
+void SplitShares::record_split(std::uint64_t key, double seconds) {
+  std::lock_guard lock(mutex_);
+  auto it = states_.find(key);
+  if (it != states_.end()) smooth(it->second.split, seconds, knobs_.smoothing);
 }
 
 SplitShares& split_shares() {

@@ -10,7 +10,14 @@
 // predicted times differ by more than the hysteresis, so shares settle on a
 // stable machine and move when it changes. A device whose share falls
 // under kMinShare leaves the plan, and comes back for one measured launch
-// every probe_period launches. The knobs are the divide functions'
+// every probe_period launches.
+//
+// A split launch must also beat the launch run whole on one device (a
+// streaming kernel's transfers can cost more than its devices save): once
+// the shares were explored, one launch runs whole and is measured; from
+// then on the launch runs whole while that is faster than split by more
+// than the hysteresis, split again every probe_period launches to see
+// whether it still is. The knobs are the divide functions'
 // (DivideStrategyKnobs, PARASOL_DIVIDE_*).
 #pragma once
 
@@ -31,9 +38,14 @@ class SplitShares {
 
   // The groups each of n devices takes of `groups` (same order as
   // guessed_seconds: each device's modelled time for the whole launch, NaN
-  // when unknown). Zero for a device left out.
+  // when unknown). Zero for a device left out; empty: run it whole.
+  // may_run_whole false: always a split (the context asks for it).
   std::vector<std::size_t> plan(std::uint64_t key, std::span<const double> guessed_seconds,
-                                std::size_t groups);
+                                std::size_t groups, bool may_run_whole = true);
+  // A launch of key ran whole (as plan() said), or split, in seconds from
+  // its start to its end.
+  void record_whole(std::uint64_t key, double seconds);
+  void record_split(std::uint64_t key, double seconds);
   // A launch of key ran: device i took seconds[i] for groups[i] groups
   // (devices with 0 groups are not measured).
   void record(std::uint64_t key, std::span<const std::size_t> groups,
@@ -48,6 +60,8 @@ class SplitShares {
     std::vector<double> share;   // fractions adopted, summing to 1
     std::uint64_t launches = 0;
     std::uint64_t measured = 0;  // launches recorded
+    double whole = 0, split = 0;  // smoothed seconds of a launch run so; 0: not yet
+    bool whole_tried = false;
   };
   void adopt_speeds(KeyState& s) const;
 

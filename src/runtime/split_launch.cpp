@@ -395,6 +395,31 @@ class SplitLaunch final : public Command {
   std::size_t largest_groups_ = 0;
 };
 
+// Reports a launch's time, from its dependencies met to its end, to the
+// shares: run whole or split.
+struct Measurement {
+  std::uint64_t key;
+  bool whole;
+
+  static void CL_CALLBACK on_complete(cl_event e, cl_int status, void* self) {
+    std::unique_ptr<Measurement> m(static_cast<Measurement*>(self));
+    if (status != CL_COMPLETE) return;
+    const core::Event* event = core::Event::from(e);
+    if (event->time_end() <= event->time_submit()) return;
+    const double seconds = static_cast<double>(event->time_end() - event->time_submit()) * 1e-9;
+    log::debug("a launch ", m->whole ? "run whole" : "split", " took ", seconds * 1e3, " ms");
+    if (m->whole)
+      schedulers::split_shares().record_whole(m->key, seconds);
+    else
+      schedulers::split_shares().record_split(m->key, seconds);
+  }
+};
+
+void measure(core::Event& event, std::uint64_t key, bool whole) {
+  auto m = std::make_unique<Measurement>(Measurement{key, whole});
+  event.add_callback({&Measurement::on_complete, m.release(), CL_COMPLETE});
+}
+
 // By default a launch of fewer work-items runs whole: a split launch costs
 // a thread hand-over, StarPU's acquisitions and a launch and transfers per
 // device (the context property CL_CONTEXT_SPLIT_PARASOL = CL_TRUE splits
@@ -533,7 +558,14 @@ core::Ref<core::Event> try_split_launch(core::CommandQueue& queue, core::Kernel&
   const auto udim = static_cast<unsigned>(dim);
   const std::size_t groups = range.global[udim] / range.local[udim];
 
-  const std::vector<std::size_t> shares = schedulers::split_shares().plan(key, guesses, groups);
+  const std::vector<std::size_t> shares = schedulers::split_shares().plan(
+      key, guesses, groups, mode != core::Context::Split::Always);
+  if (shares.empty()) {  // whole is faster, or is to be measured
+    auto work = std::make_unique<KernelCommand>(&kernel, view.copy(), whole, nullptr, sched_ctx);
+    core::Ref<core::Event> event = submit(queue, CL_COMMAND_NDRANGE_KERNEL, std::move(work), wait_list);
+    measure(*event, key, true);
+    return event;
+  }
 
   std::vector<Part> parts;
   std::size_t g = 0;
@@ -577,7 +609,9 @@ core::Ref<core::Event> try_split_launch(core::CommandQueue& queue, core::Kernel&
     log::debug("kernel ", kernel.name(), " split along dimension ", dim, ":", what);
   }
   auto work = std::make_unique<SplitLaunch>(kernel, view.copy(), range, udim, std::move(parts), key);
-  return submit(queue, CL_COMMAND_NDRANGE_KERNEL, std::move(work), wait_list);
+  core::Ref<core::Event> event = submit(queue, CL_COMMAND_NDRANGE_KERNEL, std::move(work), wait_list);
+  measure(*event, key, false);
+  return event;
 }
 
 }  // namespace parasol::runtime
