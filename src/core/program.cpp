@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <sstream>
 #include <thread>
 
@@ -190,8 +191,14 @@ std::shared_ptr<const backend::native::ProgramRanges> Program::access_ranges(std
       ranges_why_ = "its devices built it with different options";
     else if (settings::socl())
       ranges_why_ = "PARASOL_SOCL builds a variant of it per device type";
-    else
+    else {
+      const auto start = std::chrono::steady_clock::now();
       ranges_ = backend::native::analyse_ranges(source_, options, ranges_why_);
+      log::info("access ranges of a program's kernels analysed in ",
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count(),
+                " ms", ranges_ ? "" : " (failed)");
+    }
   }
   why = ranges_why_;
   return ranges_;

@@ -139,9 +139,10 @@ class SplitLaunch final : public Command {
     return r;
   }
 
-  // What a vendor part left running: its last command, and what it moved.
+  // What a vendor part left running: its commands' events (in order), and
+  // what it moved.
   struct Running {
-    cl_event first = nullptr, last = nullptr;
+    std::vector<cl_event> events;
     std::size_t bytes_in = 0, bytes_out = 0;
     cl_int status = CL_SUCCESS;
     std::uint64_t host_start = 0;
@@ -160,11 +161,7 @@ class SplitLaunch final : public Command {
       return run;
     }
     std::vector<backend::VendorMem> windows;
-    std::vector<cl_event> events;
-    auto keep = [&](cl_event e) {
-      if (!run.first) run.first = e;
-      else events.push_back(e);
-    };
+    auto keep = [&](cl_event e) { run.events.push_back(e); };
     // In: every byte the block reads or writes (a written range's gaps keep
     // what main RAM holds).
     std::vector<cl_mem> mems(args_.size(), nullptr), copies(args_.size(), nullptr);
@@ -175,7 +172,13 @@ class SplitLaunch final : public Command {
       cl_mem copy = storage.vendor_copies().on(w, err);
       if (err != CL_SUCCESS) break;
       copies[i] = copy;
-      for (const Span& s : {p.reads[i], p.writes[i]}) {
+      // One transfer where the two ranges meet (an update in place).
+      Span in[2] = {p.reads[i], p.writes[i]};
+      if (!in[0].empty() && !in[1].empty() && in[0].lo <= in[1].hi && in[1].lo <= in[0].hi) {
+        in[0] = {std::min(in[0].lo, in[1].lo), std::max(in[0].hi, in[1].hi)};
+        in[1] = {};
+      }
+      for (const Span& s : in) {
         if (s.empty()) continue;
         cl_event e = nullptr;
         err = clEnqueueWriteBuffer(q, copy, CL_FALSE, s.lo, s.size(), storage.host() + s.lo, 0,
@@ -236,14 +239,6 @@ class SplitLaunch final : public Command {
     if (err == CL_SUCCESS && clFlush(q) != CL_SUCCESS) err = CL_OUT_OF_RESOURCES;
     // Commands enqueued before a failure still run: the last one enqueued
     // is waited for either way (the queue is in order).
-    if (!events.empty()) {
-      run.last = events.back();
-      events.pop_back();
-    } else {
-      run.last = run.first;
-      if (run.first) clRetainEvent(run.first);
-    }
-    for (cl_event e : events) clReleaseEvent(e);
     if (err != CL_SUCCESS) {
       log::error("kernel ", kernel_->name(), ": the part of a split launch on ", p.device->label(),
                  " failed to enqueue: ", error_name(err), " (", err, ")");
@@ -276,8 +271,11 @@ class SplitLaunch final : public Command {
     return backend::native::run(*k, native_args, launch);
   }
 
-  // Waits for a vendor part's last command; its status.
-  static cl_int wait_vendor(const backend::VendorWorker& w, cl_event last) {
+  // Waits for a vendor part's commands; the first failure's status among
+  // them (a vendor whose failures are not sticky fails only the kernel's
+  // event), else CL_COMPLETE.
+  static cl_int wait_vendor(const backend::VendorWorker& w, std::span<const cl_event> events) {
+    const cl_event last = events.back();
     if (w.traits.thread_safe) {
       clWaitForEvents(1, &last);
     } else {
@@ -292,7 +290,9 @@ class SplitLaunch final : public Command {
       }
     }
     backend::VendorLock lock = backend::lock_vendor(w);
-    return backend::vendor_event_status(last, CL_COMPLETE);
+    for (cl_event e : events)
+      if (const cl_int s = backend::vendor_event_status(e, CL_COMPLETE); s < 0) return s;
+    return CL_COMPLETE;
   }
 
   // The part's time on its device, from its first command queued to its
@@ -346,22 +346,21 @@ class SplitLaunch final : public Command {
       Running& r = running[i];
       const backend::VendorWorker& w = parts_[i].device->worker();
       cl_int s = r.status;
-      if (r.last) {
-        const cl_int done = wait_vendor(w, r.last);
+      if (!r.events.empty()) {
+        const cl_int done = wait_vendor(w, r.events);
         if (s == CL_SUCCESS && done < 0) {
           log::error("kernel ", kernel_->name(), ": the part of a split launch on ",
                      parts_[i].device->label(), " failed while running: ", error_name(done));
           s = done;
         }
-        seconds[i] = vendor_seconds(w, r.first, r.last);
+        seconds[i] = vendor_seconds(w, r.events.front(), r.events.back());
       }
       ended[i] = now_ns();
       if (!seconds[i]) seconds[i] = static_cast<double>(ended[i] - r.host_start) * 1e-9;
       if (s != CL_SUCCESS && status == CL_COMPLETE) status = s < 0 ? s : CL_OUT_OF_RESOURCES;
       {
         backend::VendorLock lock = backend::lock_vendor(w);
-        if (r.first) clReleaseEvent(r.first);
-        if (r.last) clReleaseEvent(r.last);
+        for (cl_event e : r.events) clReleaseEvent(e);
       }
       record_host_transfer(w, r.bytes_in, true);
       record_host_transfer(w, r.bytes_out, false);
