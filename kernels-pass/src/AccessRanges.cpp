@@ -566,6 +566,16 @@ AccessAnalysis analyse_access_ranges(std::string_view source, std::string_view o
   AccessAnalysis r;
   detail::FrontendOptions fo;
   if (!detail::parse_build_options(options, fo, r.log)) return r;
+  // Kept in the native device's cache beside its compiled kernels, under the
+  // same key (the preprocessed source, the options, the compiler's identity).
+  const std::string path = detail::cache_file("access-ranges", source, fo, options);
+  std::vector<unsigned char> bytes;
+  if (!path.empty() && detail::read_cache_file(path, bytes) &&
+      detail::decode(bytes.data(), bytes.size(), r.kernels)) {
+    r.ok = true;
+    return r;
+  }
+  r.kernels.clear();
   llvm::LLVMContext ctx;
   bool refused = false;
   auto m = detail::run_frontend(ctx, source, fo, r.log, refused);
@@ -581,6 +591,7 @@ AccessAnalysis analyse_access_ranges(std::string_view source, std::string_view o
                            [&](const KernelInfo& i) { return i.name == k.kernel; });
     k.launch_bound_dims = it == kernels.end() ? 7u : block_bound[it - kernels.begin()];
   }
+  if (!path.empty()) detail::write_cache_file(path, detail::encode(r.kernels));
   r.ok = true;
   return r;
 }

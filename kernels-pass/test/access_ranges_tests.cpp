@@ -5,6 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 using namespace parasol::kernels;
@@ -438,4 +441,42 @@ TEST_CASE("triangular loops: a prefix sum, a lower triangle", "[access-ranges]")
   auto lr = launch(1, {64, 1, 1}, {16, 1, 1}, {0, 64});
   CHECK(writes(rows, "m", lr, 1, 2, 0) == bytes(16 * 64 * 4, (31 * 64 + 30) * 4 + 4));
   CHECK(check_split(rows, lr, 0).ok);
+}
+
+TEST_CASE("the analysis kept in the cache reads back the same; a corrupt entry is analysed again",
+          "[access-ranges]") {
+  const char* dir = std::getenv("PARASOL_CACHE_DIR");
+  if (!dir || std::getenv("PARASOL_NO_KERNEL_CACHE")) {
+    WARN("no kernel cache (PARASOL_CACHE_DIR unset): nothing to check");
+    return;
+  }
+  // A source no earlier run analysed: its entry is written now.
+  const std::string source =
+      "// " + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + R"(
+    __kernel void blur(__global const float* in, __global float* out, int n) {
+      size_t i = get_global_id(0);
+      float s = 0.0f;
+      for (int k = -2; k <= 2; ++k) s += in[i + 2 + k];
+      out[i] = s / n;
+    })";
+  const AccessAnalysis first = analyse_access_ranges(source, "");
+  const std::string described = describe_access_ranges(analysed(first, "blur"));
+  namespace fs = std::filesystem;
+  fs::path newest;
+  for (const auto& f : fs::directory_iterator(fs::path(dir) / "access-ranges"))
+    if (newest.empty() || fs::last_write_time(f) > fs::last_write_time(newest)) newest = f.path();
+  REQUIRE(!newest.empty());
+
+  const AccessAnalysis cached = analyse_access_ranges(source, "");
+  const KernelAccessRanges& k = analysed(cached, "blur");
+  CHECK(describe_access_ranges(k) == described);
+  auto l = launch(1, {256, 1, 1}, {64, 1, 1}, {0, 0, 5});
+  CHECK(reads(k, "in", l, 1, 2, 0) == bytes(256, 528));
+  CHECK(check_split(k, l, 0).ok);
+
+  for (std::uintmax_t keep : {std::uintmax_t{0}, fs::file_size(newest) / 2, std::uintmax_t{7}}) {
+    fs::resize_file(newest, keep);
+    const AccessAnalysis again = analyse_access_ranges(source, "");
+    CHECK(describe_access_ranges(analysed(again, "blur")) == described);
+  }
 }

@@ -194,10 +194,10 @@ std::shared_ptr<const backend::native::ProgramRanges> Program::access_ranges(std
     else {
       const auto start = std::chrono::steady_clock::now();
       ranges_ = backend::native::analyse_ranges(source_, options, ranges_why_);
-      log::info("access ranges of a program's kernels analysed in ",
+      log::info("access ranges of a program's kernels ready in ",
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                     .count(),
-                " ms", ranges_ ? "" : " (failed)");
+                " ms (analysed, or read from the native device's cache)", ranges_ ? "" : ": failed");
     }
   }
   why = ranges_why_;
