@@ -214,6 +214,9 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
            !socl_dividing_.exchange(true, std::memory_order_acq_rel);
   }
   void end_socl_division() { socl_dividing_.store(false, std::memory_order_release); }
+  // Whether a SOCL divide function is set (its own launches of the kernel
+  // run as they are: never split).
+  bool has_socl_divide_function() const { return socl_set_.load(std::memory_order_acquire); }
 
  private:
   Ref<Program> program_;

@@ -458,7 +458,8 @@ core::Ref<core::Event> try_split_launch(core::CommandQueue& queue, core::Kernel&
                                         std::span<core::Event* const> wait_list) {
   core::Context& context = *queue.context();
   const core::Context::Split mode = context.splits_launches();
-  if (queue.device() || mode == core::Context::Split::Never || kernel.has_divide_function())
+  if (queue.device() || mode == core::Context::Split::Never || kernel.has_divide_function() ||
+      kernel.has_socl_divide_function())
     return {};
   std::size_t items = 1;
   for (unsigned d = 0; d < whole.work_dim; ++d) items *= whole.global[d];

@@ -373,3 +373,58 @@ TEST_CASE("a split launch without a local size, in a dependent chain, on an out-
   CL_REQUIRE(clEnqueueReadBuffer(q, a, CL_TRUE, 0, n * sizeof(int), out.data(), 0, nullptr, nullptr));
   CHECK(std::count(out.begin(), out.end(), 8) == static_cast<long>(n));
 }
+
+namespace {
+
+struct Halves {
+  cl_kernel kernel;
+  size_t global;
+  std::vector<cl_event> launches;  // the divide function's, kept to ask them
+};
+
+// Runs the kernel as two launches, each over half of the range.
+cl_int CL_CALLBACK two_halves(cl_command_queue q, cl_uint, const cl_event before, cl_event* after,
+                              void* user_data) {
+  auto* h = static_cast<Halves*>(user_data);
+  const size_t half = h->global / 2, local = 64;
+  cl_event pieces[2];
+  for (size_t i = 0; i < 2; ++i) {
+    const size_t offset = i * half;
+    if (cl_int err = clEnqueueNDRangeKernel(q, h->kernel, 1, &offset, &half, &local, 1, &before,
+                                            &pieces[i]))
+      return err;
+    h->launches.push_back(pieces[i]);
+  }
+  return clEnqueueMarkerWithWaitList(q, 2, pieces, after);
+}
+
+}  // namespace
+
+TEST_CASE("a kernel with a divide function keeps its own split") {
+  const auto pocl = pocl_devices();
+  REQUIRE(pocl.size() >= 2);
+  Context ctx(pocl, kSplitAlways);
+  Queue q(ctx, nullptr);
+  Program prog(ctx, "__kernel void inc(__global int* x) { x[get_global_id(0)] += 1; }");
+  Kernel k(prog, "inc");
+  const size_t n = 64 * 64;
+  std::vector<int> zeros(n, 0);
+  Mem a(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(int), zeros.data());
+  set_args(k, a.m);
+  auto set_divide = reinterpret_cast<clSetKernelDivideFunctionPARASOL_fn>(
+      clGetExtensionFunctionAddressForPlatform(parasol_platform(), "clSetKernelDivideFunctionPARASOL"));
+  REQUIRE(set_divide);
+  Halves halves{k, n, {}};
+  CL_REQUIRE(set_divide(k, two_halves, 1, 1, &halves));
+  std::vector<Event> events(6);
+  for (Event& e : events)
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, &e));
+  CL_REQUIRE(clFinish(q));
+  for (const Event& e : events) CHECK(split_devices(e).empty());
+  for (cl_event e : halves.launches) {
+    CHECK(split_devices(e).empty());
+    clReleaseEvent(e);
+  }
+  const auto out = read_all<int>(q, a, n);
+  CHECK(std::count(out.begin(), out.end(), 6) == static_cast<long>(n));
+}
