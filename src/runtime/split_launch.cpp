@@ -319,7 +319,18 @@ class SplitLaunch final : public Command {
     }
     DataClaim claim = DataLeases::instance().claim(handles, modes);
     backend::WorkerDemand demand = backend::WorkerDemand::raise(backend::workers_holding(handles));
-    for (const Acquire& a : acquires) starpu_data_acquire_on_node(a.handle, STARPU_MAIN_RAM, a.mode);
+    std::size_t held = 0;
+    for (const Acquire& a : acquires) {
+      if (starpu_data_acquire_on_node(a.handle, STARPU_MAIN_RAM, a.mode) != 0) break;
+      ++held;
+    }
+    if (held < acquires.size()) {
+      log::error("kernel ", kernel_->name(), ": StarPU refused a split launch its data in main RAM");
+      for (std::size_t i = 0; i < held; ++i)
+        starpu_data_release_on_node(acquires[i].handle, STARPU_MAIN_RAM);
+      event_->complete(CL_OUT_OF_RESOURCES);  // may destroy this command: nothing after
+      return;
+    }
     event_->set_running();
 
     // The vendors' parts go first, then the native one runs here meanwhile.
