@@ -8,9 +8,10 @@
 //
 // Environment (defaults in brackets):
 //   BENCH_N [1048576] work-items (Parasol splits from 2^20 on)   BENCH_ITERS [400] the compute kernel's loop
-//   BENCH_STEPS [6] launches per timed run   BENCH_ROUNDS [3]   BENCH_WARMUP [10]
-//   BENCH_DEVICES ["Portable,Parasol"] the vendor platform prefixes the devices
-//     are taken from (every device of each)
+//   BENCH_STEPS [6] launches per timed run   BENCH_ROUNDS [3]   BENCH_WARMUP [25] (calibration: 3 launches per device through StarPU)
+//   BENCH_DEVICES ["Portable Computing Language,Parasol"] the vendor platforms
+//     whose devices take part (every device of each; Parasol: the native one)
+//   bench_split_launch [burn|saxpy]: one workload only (default: both)
 #include <CL/cl_parasol.h>
 
 #include <algorithm>
@@ -144,18 +145,18 @@ Result run(const Setup& s, const Workload& w, size_t n, int iters, int steps, in
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   const size_t n = static_cast<size_t>(env_int("BENCH_N", 1 << 20));
   const int iters = env_int("BENCH_ITERS", 400), steps = env_int("BENCH_STEPS", 6);
-  const int rounds = env_int("BENCH_ROUNDS", 3), warmup = env_int("BENCH_WARMUP", 10);
-  const std::string wanted = env_string("BENCH_DEVICES", "Portable,Parasol");
+  const int rounds = env_int("BENCH_ROUNDS", 3), warmup = env_int("BENCH_WARMUP", 25);
+  const std::string wanted = env_string("BENCH_DEVICES", "Portable Computing Language,Parasol");
 
   std::vector<cl_device_id> all;
   for (cl_device_id d : devices(find_platform("Parasol"))) {
     std::stringstream list(wanted);
-    std::string prefix;
+    std::string prefix;  // a vendor platform's name
     while (std::getline(list, prefix, ','))
-      if (!prefix.empty() && vendor_of(d).rfind(prefix, 0) == 0) {
+      if (vendor_of(d) == prefix) {
         all.push_back(d);
         break;
       }
@@ -173,6 +174,7 @@ int main() {
   std::printf("%zu work-items, %d iterations per item (burn), %d steps per run, best of %d\n\n", n,
               iters, steps, rounds);
   for (const Workload& w : {Workload{"burn", true}, Workload{"saxpy", false}}) {
+    if (argc > 1 && std::string(argv[1]) != w.kernel) continue;
     std::printf("### %s\n\n| configuration | ms per step | vs best single | right | split shares (groups) |\n"
                 "|---|---|---|---|---|\n",
                 w.kernel);

@@ -41,7 +41,9 @@ void SplitShares::adopt_speeds(KeyState& s) const {
 
 std::vector<std::size_t> SplitShares::plan(std::uint64_t key,
                                            std::span<const double> guessed_seconds,
-                                           std::size_t groups, bool may_run_whole) {
+                                           std::size_t groups, bool may_run_whole,
+                                           bool& measure_whole) {
+  measure_whole = false;
   std::lock_guard lock(mutex_);
   const std::size_t n = guessed_seconds.size();
   KeyState& s = states_[key];
@@ -61,11 +63,21 @@ std::vector<std::size_t> SplitShares::plan(std::uint64_t key,
   // keep it whole while it is faster, with a split now and then.
   if (may_run_whole && s.measured >= knobs_.explore_runs && !s.whole_tried) {
     s.whole_tried = true;
+    measure_whole = true;
+    s.last_whole = s.launches;
     return {};
   }
-  if (may_run_whole && s.whole > 0 && s.split > 0 && s.whole * (1 + knobs_.hysteresis) < s.split &&
-      s.launches % knobs_.probe_period != 0)
-    return {};
+  // A split that loses by far is probed as much less often (up to 64 times),
+  // so that probing costs about 1/probe_period of the launches' time.
+  if (may_run_whole && s.whole > 0 && s.split > 0 && s.whole * (1 + knobs_.hysteresis) < s.split) {
+    const double period = knobs_.probe_period * std::min(64.0, std::ceil(s.split / s.whole));
+    if (static_cast<double>(s.launches - s.last_split) < period) {
+      measure_whole = s.launches - s.last_whole >= knobs_.probe_period;
+      if (measure_whole) s.last_whole = s.launches;
+      return {};
+    }
+  }
+  s.last_split = s.launches;
   std::vector<double> fractions = s.share;
   // A device left out comes back for one launch now and then, with a small
   // share, so that a change of speed is seen.

@@ -16,8 +16,8 @@
 // streaming kernel's transfers can cost more than its devices save): once
 // the shares were explored, one launch runs whole and is measured; from
 // then on the launch runs whole while that is faster than split by more
-// than the hysteresis, split again every probe_period launches to see
-// whether it still is. The knobs are the divide functions'
+// than the hysteresis, split again every probe_period launches (times how
+// many times slower the split was, up to 64) to see whether it still is. The knobs are the divide functions'
 // (DivideStrategyKnobs, PARASOL_DIVIDE_*).
 #pragma once
 
@@ -40,8 +40,10 @@ class SplitShares {
   // guessed_seconds: each device's modelled time for the whole launch, NaN
   // when unknown). Zero for a device left out; empty: run it whole.
   // may_run_whole false: always a split (the context asks for it).
+  // measure_whole: for a launch to run whole, whether to measure it (once
+  // every probe_period launches: the others go the way of any launch).
   std::vector<std::size_t> plan(std::uint64_t key, std::span<const double> guessed_seconds,
-                                std::size_t groups, bool may_run_whole = true);
+                                std::size_t groups, bool may_run_whole, bool& measure_whole);
   // A launch of key ran whole (as plan() said), or split, in seconds from
   // its start to its end.
   void record_whole(std::uint64_t key, double seconds);
@@ -62,6 +64,8 @@ class SplitShares {
     std::uint64_t measured = 0;  // launches recorded
     double whole = 0, split = 0;  // smoothed seconds of a launch run so; 0: not yet
     bool whole_tried = false;
+    std::uint64_t last_split = 0;  // the launch that split last
+    std::uint64_t last_whole = 0;  // the launch run whole and measured last
   };
   void adopt_speeds(KeyState& s) const;
 

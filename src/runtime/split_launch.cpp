@@ -569,9 +569,11 @@ core::Ref<core::Event> try_split_launch(core::CommandQueue& queue, core::Kernel&
   const auto udim = static_cast<unsigned>(dim);
   const std::size_t groups = range.global[udim] / range.local[udim];
 
+  bool measure_whole = false;
   const std::vector<std::size_t> shares = schedulers::split_shares().plan(
-      key, guesses, groups, mode != core::Context::Split::Always);
-  if (shares.empty()) {  // whole is faster, or is to be measured
+      key, guesses, groups, mode != core::Context::Split::Always, measure_whole);
+  if (shares.empty() && !measure_whole) return {};  // whole is faster: any launch's way
+  if (shares.empty()) {  // whole, measured
     auto work = std::make_unique<KernelCommand>(&kernel, view.copy(), whole, nullptr, sched_ctx);
     core::Ref<core::Event> event = submit(queue, CL_COMMAND_NDRANGE_KERNEL, std::move(work), wait_list);
     measure(*event, key, true);
