@@ -11,6 +11,7 @@
 //   BENCH_STEPS [6] launches per timed run   BENCH_ROUNDS [3]   BENCH_WARMUP [25] (calibration: 3 launches per device through StarPU)
 //   BENCH_DEVICES ["Portable Computing Language,Parasol"] the vendor platforms
 //     whose devices take part (every device of each; Parasol: the native one)
+//   BENCH_ALWAYS [0] 1: the split context splits every launch, never runs one whole
 //   bench_split_launch [burn|saxpy]: one workload only (default: both)
 #include <CL/cl_parasol.h>
 
@@ -64,8 +65,10 @@ Result run(const Setup& s, const Workload& w, size_t n, int iters, int steps, in
            int warmup) {
   cl_int err = CL_SUCCESS;
   // The split context as an application makes it: Parasol splits launches
-  // of 2^20 work-items or more, or runs them whole where that is faster.
-  cl_context ctx = clCreateContext(nullptr,
+  // of 2^20 work-items or more, or runs them whole where that is faster;
+  // BENCH_ALWAYS=1 asks it to split every launch (CL_CONTEXT_SPLIT_PARASOL).
+  const cl_context_properties always[] = {CL_CONTEXT_SPLIT_PARASOL, CL_TRUE, 0};
+  cl_context ctx = clCreateContext(s.split && env_int("BENCH_ALWAYS", 0) ? always : nullptr,
                                    static_cast<cl_uint>(s.devices.size()), s.devices.data(),
                                    nullptr, nullptr, &err);
   BENCH_CHECK(err);
