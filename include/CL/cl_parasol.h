@@ -19,6 +19,11 @@ extern "C" {
  * "random", "prio", ...). Same value as SOCL's CL_CONTEXT_SCHEDULER_SOCL. */
 #define CL_CONTEXT_SCHEDULER_PARASOL 0xFF01
 #define CL_CONTEXT_SCHEDULER_SOCL 0xFF01
+/* Context property: CL_FALSE keeps every launch of the context's queues
+ * whole; CL_TRUE (the default, unless PARASOL_SPLIT=0) lets a context queue
+ * split a kernel's launch across its devices (docs/user-guide.md, "Split
+ * launches"). A cl_bool. */
+#define CL_CONTEXT_SPLIT_PARASOL 0xFF02
 /* clGetContextInfo(CL_CONTEXT_SCHEDULER_PARASOL) answers the policy name in
  * use (char[]), the property's or the default. */
 
@@ -33,6 +38,13 @@ extern "C" {
 /* clGetEventInfo: the partitioning factor a divisible kernel ran with
  * (0: the kernel itself, undivided). */
 #define CL_EVENT_PARTITIONING_FACTOR_PARASOL 0xFF21 /* cl_uint */
+/* clGetEventInfo: the devices that ran a part of a split launch, in the
+ * order of their blocks of work-groups (none: the launch was not split;
+ * CL_EVENT_DEVICE_PARASOL then names its one device, else the device that
+ * took the largest part). */
+#define CL_EVENT_SPLIT_DEVICES_PARASOL 0xFF22 /* cl_device_id[] */
+/* clGetEventInfo: the work-groups each of those devices ran, same order. */
+#define CL_EVENT_SPLIT_GROUPS_PARASOL 0xFF23 /* size_t[] */
 
 /* Divide functions: granularity adaptation. When a kernel with a divide
  * function is enqueued on a context queue, Parasol runs either the kernel

@@ -24,6 +24,8 @@
 #include "Internal.h"
 #include "parasol/kernels/access_ranges.h"
 
+#include <set>
+
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
@@ -494,6 +496,44 @@ void simplify(llvm::Module& m, llvm::ModuleAnalysisManager& mam) {
   mpm.run(m, mam);
 }
 
+// The dimensions (bit d) along which the kernel, or a function it calls,
+// asks for what a block's launch answers differently from the whole
+// launch's: get_group_id, get_num_groups, get_global_size and
+// get_global_offset (a block is a launch of its own groups, at its own
+// offset). A dimension not known at compile time counts for all three.
+unsigned launch_bound_dims(llvm::Module& m, const std::string& kernel) {
+  static constexpr const char* kAsked[] = {"get_group_id", "get_num_groups", "get_global_size",
+                                           "get_global_offset"};
+  unsigned dims = 0;
+  std::vector<llvm::Function*> todo;
+  std::set<llvm::Function*> seen;
+  if (llvm::Function* f = m.getFunction(kernel)) todo.push_back(f);
+  while (!todo.empty()) {
+    llvm::Function* f = todo.back();
+    todo.pop_back();
+    if (!seen.insert(f).second) continue;
+    for (llvm::BasicBlock& bb : *f)
+      for (llvm::Instruction& i : bb) {
+        auto* call = llvm::dyn_cast<llvm::CallInst>(&i);
+        llvm::Function* callee = call ? call->getCalledFunction() : nullptr;
+        if (!callee) continue;
+        if (!callee->isDeclaration()) {
+          todo.push_back(callee);
+          continue;
+        }
+        const llvm::StringRef name = callee->getName();
+        if (std::none_of(std::begin(kAsked), std::end(kAsked),
+                         [&](const char* a) { return name.contains(a); }))
+          continue;
+        auto* dim = call->arg_size() == 1
+                        ? llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(0))
+                        : nullptr;
+        dims |= dim && dim->getZExtValue() <= 2 ? 1u << dim->getZExtValue() : 7u;
+      }
+  }
+  return dims;
+}
+
 }  // namespace
 
 namespace detail {
@@ -526,13 +566,32 @@ AccessAnalysis analyse_access_ranges(std::string_view source, std::string_view o
   AccessAnalysis r;
   detail::FrontendOptions fo;
   if (!detail::parse_build_options(options, fo, r.log)) return r;
+  // Kept in the native device's cache beside its compiled kernels, under the
+  // same key (the preprocessed source, the options, the compiler's identity).
+  const std::string path = detail::cache_file("access-ranges", source, fo, options);
+  std::vector<unsigned char> bytes;
+  if (!path.empty() && detail::read_cache_file(path, bytes) &&
+      detail::decode(bytes.data(), bytes.size(), r.kernels)) {
+    r.ok = true;
+    return r;
+  }
+  r.kernels.clear();
   llvm::LLVMContext ctx;
   bool refused = false;
   auto m = detail::run_frontend(ctx, source, fo, r.log, refused);
   if (!m) return r;
   auto kernels = detail::collect_kernel_info(*m);
+  // Read before the built-ins are linked, while the calls are the source's.
+  std::vector<unsigned> block_bound;
+  for (const KernelInfo& k : kernels) block_bound.push_back(launch_bound_dims(*m, k.name));
   if (!detail::link_builtins(*m, r.log)) return r;
   r.kernels = detail::analyse_module(*m, kernels);
+  for (KernelAccessRanges& k : r.kernels) {
+    auto it = std::find_if(kernels.begin(), kernels.end(),
+                           [&](const KernelInfo& i) { return i.name == k.kernel; });
+    k.launch_bound_dims = it == kernels.end() ? 7u : block_bound[it - kernels.begin()];
+  }
+  if (!path.empty()) detail::write_cache_file(path, detail::encode(r.kernels));
   r.ok = true;
   return r;
 }
@@ -753,6 +812,9 @@ SplitCheck check_split(const KernelAccessRanges& k, const LaunchValues& launch, 
 
 std::string describe_access_ranges(const KernelAccessRanges& k) {
   std::string out = "kernel " + k.kernel + "\n";
+  if (k.launch_bound_dims)
+    out += "  asks for group ids, group counts, global sizes or offsets along dimensions (mask) " +
+           std::to_string(k.launch_bound_dims) + "\n";
   for (std::size_t i = 0; i < k.loop_backedges.size(); ++i)
     out += "  loop k" + std::to_string(i) + " in [0, " +
            form_text(k, k.loop_backedges[i].c0, k.loop_backedges[i].terms) + "]\n";

@@ -347,6 +347,23 @@ std::string folder_of(const std::string& path) { return path.substr(0, path.rfin
 
 }  // namespace
 
+namespace detail {
+
+std::string cache_file(const char* kind, std::string_view source, const FrontendOptions& fo,
+                       std::string_view options) {
+  std::string ignored;
+  bool refused = false;
+  return cache_path(kind, source, fo, options, ignored, refused);
+}
+bool read_cache_file(const std::string& path, std::vector<unsigned char>& out) {
+  return read_file(path, out);
+}
+void write_cache_file(const std::string& path, const std::vector<unsigned char>& data) {
+  write_file_atomically(folder_of(path), path, data);
+}
+
+}  // namespace detail
+
 BuildResult build(std::string_view source, std::string_view options) {
   BuildResult r;
   FrontendOptions fo;

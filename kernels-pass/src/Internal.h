@@ -85,4 +85,17 @@ struct ProgramImage {
 std::vector<unsigned char> serialise(const ProgramImage& img);
 bool deserialise(const unsigned char* data, std::size_t size, ProgramImage& img, std::string& log);
 
+// The on-disk cache (Compiler.cpp): the file that keeps what `kind` made
+// of source under fo and options (empty: caching is off, or the source does
+// not preprocess), and reading and writing one.
+std::string cache_file(const char* kind, std::string_view source, const FrontendOptions& fo,
+                       std::string_view options);
+bool read_cache_file(const std::string& path, std::vector<unsigned char>& out);
+void write_cache_file(const std::string& path, const std::vector<unsigned char>& data);
+
+// A program's access ranges as the cache keeps them (AccessRangesImage.cpp);
+// decode() refuses bytes that are not such an image.
+std::vector<unsigned char> encode(const std::vector<KernelAccessRanges>& kernels);
+bool decode(const unsigned char* data, std::size_t size, std::vector<KernelAccessRanges>& out);
+
 }  // namespace parasol::kernels::detail

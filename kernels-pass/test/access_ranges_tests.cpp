@@ -5,6 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 using namespace parasol::kernels;
@@ -245,6 +248,22 @@ TEST_CASE("reduction into per-group slots: one element per group", "[access-rang
   CHECK(check_split(k, l, 0).ok);
 }
 
+TEST_CASE("the dimensions along which a kernel asks for launch-wide values", "[access-ranges]") {
+  auto a = analyse_access_ranges(R"(
+    size_t rows(void) { return get_global_size(1); }
+    __kernel void plain(__global float* x) { x[get_global_id(0)] += 1.0f; }
+    __kernel void slots(__global float* x) { x[get_group_id(0)] = 1.0f; }
+    __kernel void helper(__global float* x) {
+      x[get_global_id(1) * get_global_size(0) + get_global_id(0)] = (float)rows();
+    }
+    __kernel void unknown(__global float* x, uint d) { x[get_global_id(0)] = get_num_groups(d); })",
+                                 "");
+  CHECK(analysed(a, "plain").launch_bound_dims == 0);
+  CHECK(analysed(a, "slots").launch_bound_dims == 1);
+  CHECK(analysed(a, "helper").launch_bound_dims == 3);
+  CHECK(analysed(a, "unknown").launch_bound_dims == 7);
+}
+
 TEST_CASE("refused: global atomics", "[access-ranges]") {
   auto a = analyse_access_ranges(R"(
     __kernel void count(__global const int* in, __global int* total) {
@@ -422,4 +441,42 @@ TEST_CASE("triangular loops: a prefix sum, a lower triangle", "[access-ranges]")
   auto lr = launch(1, {64, 1, 1}, {16, 1, 1}, {0, 64});
   CHECK(writes(rows, "m", lr, 1, 2, 0) == bytes(16 * 64 * 4, (31 * 64 + 30) * 4 + 4));
   CHECK(check_split(rows, lr, 0).ok);
+}
+
+TEST_CASE("the analysis kept in the cache reads back the same; a corrupt entry is analysed again",
+          "[access-ranges]") {
+  const char* dir = std::getenv("PARASOL_CACHE_DIR");
+  if (!dir || std::getenv("PARASOL_NO_KERNEL_CACHE")) {
+    WARN("no kernel cache (PARASOL_CACHE_DIR unset): nothing to check");
+    return;
+  }
+  // A source no earlier run analysed: its entry is written now.
+  const std::string source =
+      "// " + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + R"(
+    __kernel void blur(__global const float* in, __global float* out, int n) {
+      size_t i = get_global_id(0);
+      float s = 0.0f;
+      for (int k = -2; k <= 2; ++k) s += in[i + 2 + k];
+      out[i] = s / n;
+    })";
+  const AccessAnalysis first = analyse_access_ranges(source, "");
+  const std::string described = describe_access_ranges(analysed(first, "blur"));
+  namespace fs = std::filesystem;
+  fs::path newest;
+  for (const auto& f : fs::directory_iterator(fs::path(dir) / "access-ranges"))
+    if (newest.empty() || fs::last_write_time(f) > fs::last_write_time(newest)) newest = f.path();
+  REQUIRE(!newest.empty());
+
+  const AccessAnalysis cached = analyse_access_ranges(source, "");
+  const KernelAccessRanges& k = analysed(cached, "blur");
+  CHECK(describe_access_ranges(k) == described);
+  auto l = launch(1, {256, 1, 1}, {64, 1, 1}, {0, 0, 5});
+  CHECK(reads(k, "in", l, 1, 2, 0) == bytes(256, 528));
+  CHECK(check_split(k, l, 0).ok);
+
+  for (std::uintmax_t keep : {std::uintmax_t{0}, fs::file_size(newest) / 2, std::uintmax_t{7}}) {
+    fs::resize_file(newest, keep);
+    const AccessAnalysis again = analyse_access_ranges(source, "");
+    CHECK(describe_access_ranges(analysed(again, "blur")) == described);
+  }
 }

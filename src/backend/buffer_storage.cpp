@@ -35,6 +35,11 @@ void BufferStorage::after_release(std::function<void()> fn) {
   after_release_.push_back(std::move(fn));
 }
 
+VendorCopies& BufferStorage::vendor_copies() {
+  std::call_once(copies_once_, [this] { vendor_copies_ = std::make_unique<VendorCopies>(size_); });
+  return *vendor_copies_;
+}
+
 BufferStorage::~BufferStorage() {
   if (handle_ && g_release_hook) g_release_hook(handle_);
   defer_release([handle = handle_, host = owns_host_ ? host_ : nullptr,

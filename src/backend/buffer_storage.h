@@ -8,7 +8,10 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
+
+#include "backend/vendor_copies.h"
 
 namespace parasol::backend {
 
@@ -25,6 +28,8 @@ class BufferStorage {
   std::byte* host() const { return host_; }
   std::size_t size() const { return size_; }
 
+  // Its copies in vendors' memory for split launches, made on first use.
+  VendorCopies& vendor_copies();
   // Runs after StarPU let go of the memory (clSetMemObjectDestructorCallback).
   void after_release(std::function<void()> fn);
   // Called with a storage's handle as the storage goes, before StarPU lets
@@ -37,6 +42,8 @@ class BufferStorage {
   bool owns_host_ = false;
   starpu_data_handle_t handle_ = nullptr;
   std::vector<std::function<void()>> after_release_;
+  std::once_flag copies_once_;
+  std::unique_ptr<VendorCopies> vendor_copies_;
 };
 
 }  // namespace parasol::backend

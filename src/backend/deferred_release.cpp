@@ -72,11 +72,19 @@ SerialThread& lease_launcher() {
   return *l;
 }
 
+SerialThread& split_launcher() {
+  static auto* l = new SerialThread("parasol-split", true);
+  return *l;
+}
+
 }  // namespace
 
 void defer_release(std::function<void()> work) { releaser().push(std::move(work)); }
 void drain_deferred_releases() { releaser().drain(); }
 void defer_launch(std::function<void()> launch) { launcher().push(std::move(launch)); }
+void defer_split_launch(std::function<void()> launch) {
+  split_launcher().push(std::move(launch));
+}
 void defer_launch_taking_leases(std::function<void()> launch) {
   lease_launcher().push(std::move(launch));
 }

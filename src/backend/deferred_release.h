@@ -29,6 +29,11 @@ class InVendorCallback {
 };
 bool may_call_vendors_here();
 
+// A split launch (runtime/split_launch.h) runs on a thread of its own,
+// which waits for StarPU to bring its data to main RAM and for the devices
+// to run their parts: never behind a launch or release of the others.
+void defer_split_launch(std::function<void()> launch);
+
 // A command launched on a StarPU thread whose direct path needed to take a
 // lease, which blocks on StarPU (not allowed there), is launched again on a
 // thread of its own that may (runtime/direct_launch.h: take_lease_wait_needed).

@@ -1,5 +1,6 @@
 #include "core/context.h"
 
+#include <CL/cl_parasol.h>
 #include <starpu.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "backend/starpu_runtime.h"
 #include "backend/worker_parking.h"
 #include "util/log.h"
+#include "util/settings.h"
 
 namespace parasol::core {
 
@@ -16,7 +18,10 @@ Context::Context(std::vector<Device*> devices, std::vector<cl_context_properties
                  ContextNotify notify, void* user_data, std::string scheduler)
     : devices_(std::move(devices)), properties_(std::move(properties)), notify_(notify),
       user_data_(user_data), scheduler_(std::move(scheduler)),
-      data_aware_(backend::is_data_aware(scheduler_)) {
+      data_aware_(backend::is_data_aware(scheduler_)), splits_launches_(settings::split() ? Split::Large : Split::Never) {
+  for (std::size_t i = 0; i + 1 < properties_.size(); i += 2)
+    if (properties_[i] == CL_CONTEXT_SPLIT_PARASOL && splits_launches_ != Split::Never)
+      splits_launches_ = properties_[i + 1] == CL_FALSE ? Split::Never : Split::Always;
   // A context holds an API reference on its sub-devices, as it does in
   // the vendors' runtimes: they stay valid handles while it lives.
   for (Device* d : devices_)

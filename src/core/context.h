@@ -33,6 +33,12 @@ class Context final : public Object<Context, _cl_context, ObjectKind::Context> {
   // Whether its policy weighs where the data is (heft, the dmda family):
   // asked at every context-queue launch.
   bool data_aware() const { return data_aware_; }
+  // Whether its context queues split a launch across its devices
+  // (runtime/split_launch.h): never (PARASOL_SPLIT=0, or the property
+  // CL_CONTEXT_SPLIT_PARASOL is CL_FALSE), large launches only (by
+  // default), or every launch that can be (the property is CL_TRUE).
+  enum class Split { Never, Large, Always };
+  Split splits_launches() const { return splits_launches_; }
 
   // Tells the application about an error through its pfn_notify, if any.
   void notify(const std::string& message) const;
@@ -71,6 +77,7 @@ class Context final : public Object<Context, _cl_context, ObjectKind::Context> {
   void* user_data_;
   std::string scheduler_;
   bool data_aware_;
+  Split splits_launches_;
   std::once_flag sched_once_;
   std::atomic<bool> sched_ready_{false};  // sched_ctx_ is set
   unsigned sched_ctx_ = 0;

@@ -151,6 +151,16 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   cl_uint partitioning_factor() const { return partitioning_factor_; }
   void set_partitioning_factor(cl_uint f) { partitioning_factor_ = f; }
 
+  // The parts of a split launch (CL_EVENT_SPLIT_*_PARASOL): each device
+  // that ran a block of work-groups and how many, in block order. Set once,
+  // before the event completes; null for a launch not split.
+  struct SplitParts {
+    std::vector<Device*> devices;
+    std::vector<std::size_t> groups;
+  };
+  const SplitParts* split_parts() const { return split_parts_.get(); }
+  void set_split_parts(std::unique_ptr<const SplitParts> parts) { split_parts_ = std::move(parts); }
+
  private:
   void dependency_finished(cl_int status, bool propagate_failure);
   void launch_now();  // every dependency is done
@@ -216,6 +226,7 @@ class Event final : public Object<Event, _cl_event, ObjectKind::Event> {
   // begin_direct(): the events its start still waits for (gate_start_on()).
   std::atomic<int> start_gates_{0};
   cl_int own_status_ = CL_COMPLETE;  // complete()'s, while held
+  std::unique_ptr<const SplitParts> split_parts_;
   cl_uint partitioning_factor_ = 0;  // start() took a reference complete() gives back
 
   std::uint64_t t_queued_ = 0, t_submit_ = 0, t_start_ = 0, t_end_ = 0;

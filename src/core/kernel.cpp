@@ -66,6 +66,31 @@ std::vector<backend::KernelArgInfo> vendor_arg_info(const Device* d, cl_kernel k
 
 }  // namespace
 
+const backend::native::KernelRanges* Kernel::access_ranges() const {
+  std::call_once(ranges_once_, [this] {
+    std::string why;
+    program_ranges_ = program_->access_ranges(why);
+    if (program_ranges_) ranges_ = backend::native::kernel_ranges(*program_ranges_, name_);
+    if (!ranges_) {
+      log::info("kernel ", name_, " is not splittable: ",
+                why.empty() ? "the analysis does not know it" : why);
+      return;
+    }
+    const backend::native::SplitAbility able = backend::native::split_ability(*ranges_);
+    split_dims_.store(able.dims, std::memory_order_release);
+    std::string dims;
+    for (unsigned d = 0; d < 3; ++d)
+      if (able.dims & (1u << d)) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    if (dims.empty())
+      log::info("kernel ", name_, " is not splittable: ", able.why_not[0]);
+    else
+      log::info("kernel ", name_, " is splittable along dimension ", dims,
+                " (each launch still checks that its blocks write apart)");
+    log::debug("access ranges of ", backend::native::describe(*ranges_));
+  });
+  return ranges_;
+}
+
 Kernel::Kernel(Program* program, std::string name, cl_int& err)
     : program_(program), name_(std::move(name)) {
   char hash[24];

@@ -130,6 +130,16 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   const backend::native::NativeKernel* native_any() const;
   bool runs_on(const Device* d) const { return vendor_for(d) || native_for(d); }
 
+  // What the kernel reads and writes per block of work-groups (its
+  // program's analysis, Program::access_ranges()), asked for by the first
+  // launch that could be split and kept; null when there is none. The log
+  // says once, at info, whether and along which dimensions the kernel's
+  // code lets a launch be split, or why not.
+  const backend::native::KernelRanges* access_ranges() const;
+  // The dimensions (bit d) its code lets a launch be split along, once
+  // access_ranges() was asked (0 before, and when none).
+  unsigned split_dims() const { return split_dims_.load(std::memory_order_acquire); }
+
   // Held while a launch sets a vendor kernel's arguments and enqueues it:
   // StarPU's workers and the direct path's threads launch the same kernel.
   std::mutex& launch_mutex() const { return launch_mutex_; }
@@ -204,6 +214,9 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
            !socl_dividing_.exchange(true, std::memory_order_acq_rel);
   }
   void end_socl_division() { socl_dividing_.store(false, std::memory_order_release); }
+  // Whether a SOCL divide function is set (its own launches of the kernel
+  // run as they are: never split).
+  bool has_socl_divide_function() const { return socl_set_.load(std::memory_order_acquire); }
 
  private:
   Ref<Program> program_;
@@ -228,6 +241,10 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   SoclDivideFunction socl_divide_;         // under args_mutex_
   std::atomic<bool> socl_set_{false};      // socl_divide_.fn, written under args_mutex_
   std::atomic<bool> socl_dividing_{false};
+  mutable std::once_flag ranges_once_;
+  mutable std::shared_ptr<const backend::native::ProgramRanges> program_ranges_;
+  mutable const backend::native::KernelRanges* ranges_ = nullptr;
+  mutable std::atomic<unsigned> split_dims_{0};
 };
 
 }  // namespace parasol::core

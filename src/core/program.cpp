@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <sstream>
 #include <thread>
 
@@ -161,7 +162,46 @@ bool Program::begin(const std::vector<Device*>& devices) {
   if (building_ || attached_kernels.load() > 0) return false;
   building_ = true;
   for (Device* d : devices) build_for(d)->status = CL_BUILD_IN_PROGRESS;
+  std::lock_guard ranges(ranges_mutex_);
+  ranges_done_ = false;
+  ranges_.reset();
   return true;
+}
+
+std::shared_ptr<const backend::native::ProgramRanges> Program::access_ranges(std::string& why) {
+  std::lock_guard lock(ranges_mutex_);
+  if (!ranges_done_) {
+    ranges_done_ = true;
+    std::string options;
+    bool same_options = true, any = false;
+    {
+      std::lock_guard builds(mutex_);
+      for (const DeviceBuild& b : builds_) {
+        if (!b.executable()) continue;
+        if (any && b.options != options) same_options = false;
+        options = b.options;
+        any = true;
+      }
+    }
+    if (origin_ != Origin::Source || source_.empty())
+      ranges_why_ = "the program was not built from source";
+    else if (!any)
+      ranges_why_ = "the program is not built";
+    else if (!same_options)
+      ranges_why_ = "its devices built it with different options";
+    else if (settings::socl())
+      ranges_why_ = "PARASOL_SOCL builds a variant of it per device type";
+    else {
+      const auto start = std::chrono::steady_clock::now();
+      ranges_ = backend::native::analyse_ranges(source_, options, ranges_why_);
+      log::info("access ranges of a program's kernels ready in ",
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count(),
+                " ms (analysed, or read from the native device's cache)", ranges_ ? "" : ": failed");
+    }
+  }
+  why = ranges_why_;
+  return ranges_;
 }
 
 void Program::refuse(const std::vector<Device*>& devices, const std::string& options,

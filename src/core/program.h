@@ -13,6 +13,7 @@
 
 #include "backend/device_backend.h"
 #include "backend/kernel_signature.h"
+#include "backend/native/access_ranges.h"
 #include "backend/native/native_compiler.h"
 #include "core/context.h"
 #include "core/object.h"
@@ -93,6 +94,16 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
   // The device's binary (CL_PROGRAM_BINARIES); empty if there is none.
   std::vector<unsigned char> binary(const DeviceBuild& b) const;
 
+  // What its kernels read and write per block of work-groups (Parasol's
+  // compiler on its source, backend/native/access_ranges.h), analysed on
+  // the first call after a build and kept until the next: only launches
+  // that could be split ask, so a build never pays for it. Null, with the
+  // reason in why, for a program without source (binaries, built-in
+  // kernels, linked), whose devices built with different options, under
+  // PARASOL_SOCL (each device type compiles its own variant), or whose
+  // source the analysis could not read.
+  std::shared_ptr<const backend::native::ProgramRanges> access_ranges(std::string& why);
+
   std::atomic<int> attached_kernels{0};
 
  private:
@@ -112,6 +123,10 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
   mutable std::mutex mutex_;
   bool building_ = false;
   std::vector<backend::KernelSignature> signatures_;
+  std::mutex ranges_mutex_;  // held while the analysis runs: one run per build
+  bool ranges_done_ = false;
+  std::shared_ptr<const backend::native::ProgramRanges> ranges_;
+  std::string ranges_why_;
 };
 
 }  // namespace parasol::core

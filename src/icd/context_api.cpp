@@ -51,6 +51,11 @@ cl_int parse_properties(const char* function, const cl_context_properties* props
         out.scheduler = policy;
         break;
       }
+      case CL_CONTEXT_SPLIT_PARASOL:
+        if (value != CL_TRUE && value != CL_FALSE)
+          return refuse(function, CL_INVALID_PROPERTY,
+                        "CL_CONTEXT_SPLIT_PARASOL is neither CL_TRUE nor CL_FALSE");
+        break;
       case CL_CONTEXT_INTEROP_USER_SYNC:
         if (value != CL_TRUE && value != CL_FALSE)
           return refuse(function, CL_INVALID_PROPERTY,

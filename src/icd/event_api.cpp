@@ -44,6 +44,17 @@ cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name,
       return out.scalar(e->status());
     case CL_EVENT_REFERENCE_COUNT: return out.scalar(e->api_ref_count());
     case CL_EVENT_PARTITIONING_FACTOR_PARASOL: return out.scalar(e->partitioning_factor());
+    case CL_EVENT_SPLIT_DEVICES_PARASOL: {
+      std::vector<cl_device_id> devices;
+      if (const core::Event::SplitParts* parts = e->split_parts())
+        for (core::Device* d : parts->devices) devices.push_back(d->handle());
+      return out.array(devices);
+    }
+    case CL_EVENT_SPLIT_GROUPS_PARASOL: {
+      std::vector<size_t> groups;
+      if (const core::Event::SplitParts* parts = e->split_parts()) groups = parts->groups;
+      return out.array(groups);
+    }
     case CL_EVENT_DEVICE_PARASOL:
       return out.scalar(e->executed_on() ? e->executed_on()->handle() : cl_device_id{nullptr});
     default:

@@ -293,6 +293,11 @@ std::uint32_t shape_hash(std::span<const core::KernelArg> args, const NDRange& r
 
 std::uint32_t KernelCommand::footprint() const { return shape_hash(args_, range_, 0); }
 
+std::uint32_t KernelCommand::footprint_of(std::span<const core::KernelArg> args,
+                                          const NDRange& range) {
+  return shape_hash(args, range, 0);
+}
+
 std::uint64_t KernelCommand::launch_key(const core::Kernel& kernel,
                                         std::span<const core::KernelArg> args,
                                         const NDRange& range) {

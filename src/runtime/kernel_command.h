@@ -61,6 +61,9 @@ class KernelCommand final : public TaskCommand {
                                   std::span<const core::KernelArg> args, const NDRange& range);
   bool can_run_on(const core::Device& device) const override;
   std::uint32_t footprint() const override;
+  // The footprint of a launch of these arguments over range (StarPU's
+  // performance models are kept per footprint).
+  static std::uint32_t footprint_of(std::span<const core::KernelArg> args, const NDRange& range);
   std::size_t size() const override;
 
  protected:

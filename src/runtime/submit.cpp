@@ -6,6 +6,7 @@
 #include "runtime/direct_launch.h"
 #include "runtime/divided_launch.h"
 #include "runtime/lane.h"
+#include "runtime/split_launch.h"
 #include "util/small_vector.h"
 
 namespace parasol::runtime {
@@ -60,6 +61,8 @@ core::Ref<core::Event> submit_kernel(core::CommandQueue& queue, core::Kernel& ke
   const unsigned sched_ctx = pinned ? 0 : queue.context()->sched_ctx();
   // A divide function's own launches of its kernel run undivided.
   const bool divisible = !pinned && kernel.has_divide_function() && !dividing(&kernel);
+  if (!pinned)
+    if (auto split = try_split_launch(queue, kernel, args, range, wait_list)) return split;
   if (!divisible && queue.records_allowed()) {
     if (!wants_event && wait_list.empty() && KernelCommand::may_record(queue, kernel)) {
       KernelCommand launch(&kernel, args, range, pinned, sched_ctx);

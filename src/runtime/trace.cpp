@@ -32,6 +32,7 @@ struct Record {
   const char* queue_kind;
   std::size_t bytes;
   cl_int status;
+  std::size_t split_groups = 0;  // a part of a split launch: its work-groups
 };
 
 // Never destroyed: commands may still finish while static destructors run.
@@ -137,6 +138,18 @@ void record(const core::Event& event, const char* name, std::size_t bytes, cl_in
   rec.records.push_back(std::move(r));
 }
 
+void record_part(const core::Event& event, const core::Device& device, const char* name,
+                 std::uint64_t start_ns, std::uint64_t end_ns, std::size_t groups,
+                 std::size_t bytes, cl_int status) {
+  const core::CommandQueue* q = event.queue();
+  Record r{start_ns, end_ns, event.time_submit(), start_ns, &device, name, event.id(),
+           event.command_type(), !q ? "none" : q->device() ? "device" : "context",
+           bytes, status, groups};
+  Recorder& rec = recorder();
+  std::lock_guard lock(rec.mutex);
+  rec.records.push_back(std::move(r));
+}
+
 void write_file() {
   Recorder& rec = recorder();
   std::lock_guard lock(rec.mutex);
@@ -183,6 +196,7 @@ void write_file() {
     out += ",\"args\":{\"event\":" + std::to_string(r.event_id) + ",\"command\":\"" + names.type +
            "\",\"queue\":\"" + r.queue_kind + "\"";
     if (r.bytes) out += ",\"bytes\":" + std::to_string(r.bytes);
+    if (r.split_groups) out += ",\"split_groups\":" + std::to_string(r.split_groups);
     // Device commands: the time from ready (every dependency done) to the
     // device starting it: StarPU placing it and moving its buffers there.
     // Host commands: the part of the bar spent bringing the buffers to main RAM.

@@ -40,6 +40,14 @@ inline bool enabled() { return detail::g_enabled.load(std::memory_order_relaxed)
 // or null to name it after its command type. bytes: what it moved (0: none).
 void record(const core::Event& event, const char* name, std::size_t bytes, cl_int status);
 
+// One device's part of a split launch (runtime/split_launch.h), on that
+// device's lane: from start_ns to end_ns (its transfers and its block of
+// groups work-groups), bytes moved in and out: the launch's event has one
+// record per part.
+void record_part(const core::Event& event, const core::Device& device, const char* name,
+                 std::uint64_t start_ns, std::uint64_t end_ns, std::size_t groups,
+                 std::size_t bytes, cl_int status);
+
 // Writes the trace file (once; later calls do nothing) and stops recording.
 void write_file();
 

@@ -55,6 +55,11 @@ bool direct() {
   return on;
 }
 
+bool split() {
+  static const bool on = unless_zero("PARASOL_SPLIT");
+  return on;
+}
+
 std::optional<unsigned> lanes(unsigned max) {
   static const std::optional<unsigned> n = [max]() -> std::optional<unsigned> {
     const char* v = text("PARASOL_LANES");

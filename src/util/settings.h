@@ -27,6 +27,10 @@ const std::string& scheduler();
 // PARASOL_DIRECT=0: every command goes through a StarPU task.
 bool direct();
 
+// PARASOL_SPLIT=0: no launch is split across devices
+// (runtime/split_launch.h).
+bool split();
+
 // PARASOL_LANES: vendor queues per device, 1 to max; nullopt (the
 // device's default) if unset or out of range (logged).
 std::optional<unsigned> lanes(unsigned max);

@@ -1,4 +1,5 @@
 // Built when the native CPU device's compiler is not (PARASOL_NATIVE_CPU=OFF).
+#include "backend/native/access_ranges.h"
 #include "backend/native/native_compiler.h"
 
 namespace parasol::backend::native {
@@ -53,5 +54,25 @@ std::array<std::size_t, 3> image_max(cl_mem_object_type) { return {0, 0, 0}; }
 std::size_t max_work_group_size() { return 1024; }
 cl_uint compute_units() { return 1; }
 std::span<const char* const> opencl_c_features() { return {}; }
+
+struct ProgramRanges {};
+struct KernelRanges {};
+std::shared_ptr<const ProgramRanges> analyse_ranges(const std::string&, const std::string&,
+                                                    std::string& log) {
+  log = "Parasol was built without its own compiler";
+  return nullptr;
+}
+const KernelRanges* kernel_ranges(const ProgramRanges&, const std::string&) { return nullptr; }
+SplitAbility split_ability(const KernelRanges&) { return {}; }
+bool blocks_write_apart(const KernelRanges&, const RangeLaunch&, unsigned, std::string& why) {
+  why = "no analysis";
+  return false;
+}
+BlockBytes block_bytes(const KernelRanges&, cl_uint, Access, const RangeLaunch&, std::size_t,
+                       std::size_t, unsigned) {
+  return {true, 0, 0};
+}
+bool has_atomics(const KernelRanges&, cl_uint) { return true; }
+std::string describe(const KernelRanges&) { return {}; }
 
 }  // namespace parasol::backend::native

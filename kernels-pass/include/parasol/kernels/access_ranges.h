@@ -113,6 +113,12 @@ struct KernelAccessRanges {
   std::vector<LoopBound> loop_backedges;
   std::vector<ArgAccessRanges> args;  // the pointer arguments, in order
   SplitVerdict split[3];              // per dimension
+  // The dimensions (bit d) along which the kernel, or a function it calls,
+  // asks for its group id, number of groups, global size or global offset
+  // (get_group_id ...; a dimension not known at compile time counts for
+  // all three). Blocks launched as launches of their own answer those
+  // differently: the runtime splits such a kernel along other dimensions.
+  unsigned launch_bound_dims = 0;
 };
 
 struct AccessAnalysis {
