@@ -247,33 +247,10 @@ cl_int KernelCommand::execute_on_host(void* buffers[], core::Device& device) {
     log::error("kernel ", kernel_->name(), " is not built for ", device.name());
     return CL_INVALID_PROGRAM_EXECUTABLE;
   }
-  // Each argument as the kernel receives it: buffers and images by their
-  // bytes in main RAM.
-  std::vector<backend::native::Arg> native_args(args_.size());
-  for (size_t i = 0; i < args_.size(); ++i) {
-    const auto& a = args_[i];
-    backend::native::Arg& n = native_args[i];
-    switch (a.kind) {
-      case core::KernelArg::Kind::Value: n.value = a.bytes.data(); break;
-      case core::KernelArg::Kind::Local: n.local_size = a.local_size; break;
-      case core::KernelArg::Kind::Sampler: n.sampler_bits = a.sampler ? a.sampler->bits() : 0; break;
-      case core::KernelArg::Kind::Buffer:
-      case core::KernelArg::Kind::Image:
-        if (a.buffer) {
-          auto* base = reinterpret_cast<std::byte*>(STARPU_VARIABLE_GET_PTR(buffers[buffer_index_[i]]));
-          n.data = base + a.buffer->origin();
-          n.image = a.buffer->image();
-        }
-        break;
-      case core::KernelArg::Kind::Unset: break;
-    }
-  }
-  backend::native::Launch launch;
-  launch.work_dim = range_.work_dim;
-  launch.offset = range_.offset;
-  launch.global = range_.global;
-  launch.local = range_.local;
-  return backend::native::run(*k, native_args, launch);
+  const auto native_args = native_arguments(args_, [&](std::size_t i) {
+    return reinterpret_cast<std::byte*>(STARPU_VARIABLE_GET_PTR(buffers[buffer_index_[i]]));
+  });
+  return backend::native::run(*k, native_args, native_launch(range_));
 }
 
 namespace {

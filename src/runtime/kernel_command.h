@@ -4,9 +4,13 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
+#include <span>
 #include <vector>
 
+#include "backend/native/native_compiler.h"
 #include "core/kernel.h"
+#include "core/sampler.h"
 #include "runtime/task_command.h"
 
 namespace parasol::runtime {
@@ -17,6 +21,42 @@ struct NDRange {
   std::array<size_t, 3> global{1, 1, 1};
   std::array<size_t, 3> local{0, 0, 0};  // all 0: the vendor chooses
 };
+
+// A launch's arguments as a native kernel receives them: values, __local
+// sizes, samplers' bits, and buffers and images by their bytes in main RAM,
+// storage_bytes(i) being where argument i's storage lies.
+template <typename StorageBytes>
+std::vector<backend::native::Arg> native_arguments(std::span<const core::KernelArg> args,
+                                                   StorageBytes&& storage_bytes) {
+  std::vector<backend::native::Arg> out(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const core::KernelArg& a = args[i];
+    backend::native::Arg& n = out[i];
+    switch (a.kind) {
+      case core::KernelArg::Kind::Value: n.value = a.bytes.data(); break;
+      case core::KernelArg::Kind::Local: n.local_size = a.local_size; break;
+      case core::KernelArg::Kind::Sampler: n.sampler_bits = a.sampler ? a.sampler->bits() : 0; break;
+      case core::KernelArg::Kind::Buffer:
+      case core::KernelArg::Kind::Image:
+        if (a.buffer) {
+          n.data = storage_bytes(i) + a.buffer->origin();
+          n.image = a.buffer->image();
+        }
+        break;
+      case core::KernelArg::Kind::Unset: break;
+    }
+  }
+  return out;
+}
+
+inline backend::native::Launch native_launch(const NDRange& r) {
+  backend::native::Launch launch;
+  launch.work_dim = r.work_dim;
+  launch.offset = r.offset;
+  launch.global = r.global;
+  launch.local = r.local;
+  return launch;
+}
 
 class KernelCommand final : public TaskCommand {
  public:

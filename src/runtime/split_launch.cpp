@@ -249,26 +249,9 @@ class SplitLaunch final : public Command {
 
   cl_int run_native(const Part& p) const {
     const backend::native::NativeKernel* k = kernel_->native_for(p.device);
-    std::vector<backend::native::Arg> native_args(args_.size());
-    for (std::size_t i = 0; i < args_.size(); ++i) {
-      const core::KernelArg& a = args_[i];
-      backend::native::Arg& n = native_args[i];
-      switch (a.kind) {
-        case core::KernelArg::Kind::Value: n.value = a.bytes.data(); break;
-        case core::KernelArg::Kind::Local: n.local_size = a.local_size; break;
-        case core::KernelArg::Kind::Buffer:
-          if (a.buffer) n.data = a.buffer->storage().host() + a.buffer->origin();
-          break;
-        default: break;
-      }
-    }
-    const NDRange r = block(p);
-    backend::native::Launch launch;
-    launch.work_dim = r.work_dim;
-    launch.offset = r.offset;
-    launch.global = r.global;
-    launch.local = r.local;
-    return backend::native::run(*k, native_args, launch);
+    const auto native_args =
+        native_arguments(args_, [&](std::size_t i) { return args_[i].buffer->storage().host(); });
+    return backend::native::run(*k, native_args, native_launch(block(p)));
   }
 
   // Waits for a vendor part's commands; the first failure's status among
