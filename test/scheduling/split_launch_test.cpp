@@ -21,20 +21,22 @@ namespace {
 // Context properties asking for every launch that can be split to be.
 const cl_context_properties kSplitAlways[] = {CL_CONTEXT_SPLIT_PARASOL, CL_TRUE, 0};
 
-std::vector<cl_device_id> split_devices(cl_event e) {
+// An event query whose answer is an array of T.
+template <typename T>
+std::vector<T> event_array(cl_event e, cl_event_info param) {
   size_t bytes = 0;
-  CL_REQUIRE(clGetEventInfo(e, CL_EVENT_SPLIT_DEVICES_PARASOL, 0, nullptr, &bytes));
-  std::vector<cl_device_id> out(bytes / sizeof(cl_device_id));
-  if (bytes) CL_REQUIRE(clGetEventInfo(e, CL_EVENT_SPLIT_DEVICES_PARASOL, bytes, out.data(), nullptr));
+  CL_REQUIRE(clGetEventInfo(e, param, 0, nullptr, &bytes));
+  std::vector<T> out(bytes / sizeof(T));
+  if (bytes) CL_REQUIRE(clGetEventInfo(e, param, bytes, out.data(), nullptr));
   return out;
 }
 
+std::vector<cl_device_id> split_devices(cl_event e) {
+  return event_array<cl_device_id>(e, CL_EVENT_SPLIT_DEVICES_PARASOL);
+}
+
 std::vector<size_t> split_groups(cl_event e) {
-  size_t bytes = 0;
-  CL_REQUIRE(clGetEventInfo(e, CL_EVENT_SPLIT_GROUPS_PARASOL, 0, nullptr, &bytes));
-  std::vector<size_t> out(bytes / sizeof(size_t));
-  if (bytes) CL_REQUIRE(clGetEventInfo(e, CL_EVENT_SPLIT_GROUPS_PARASOL, bytes, out.data(), nullptr));
-  return out;
+  return event_array<size_t>(e, CL_EVENT_SPLIT_GROUPS_PARASOL);
 }
 
 // The device sets the suite offers: PoCL's two devices, with the native
