@@ -16,6 +16,7 @@
 #include "icd/rect_overlap.h"
 #include "icd/validate.h"
 #include "runtime/host_command.h"
+#include "runtime/initial_placement.h"
 #include "runtime/migrate_command.h"
 #include "runtime/submit.h"
 
@@ -50,6 +51,7 @@ Produced<cl_mem> create_buffer(const char* function, cl_context context, cl_mem_
   if (!storage->valid())
     return refuse(function, CL_MEM_OBJECT_ALLOCATION_FAILURE, "cannot allocate ", size, " bytes");
   if (flags & CL_MEM_COPY_HOST_PTR) std::memcpy(storage->host(), host_ptr, size);
+  if (wants_ptr) runtime::place_initial_contents(*ctx, storage);
   auto* buffer = core::create<Buffer>(ctx, flags, size, user_memory, std::move(storage));
   return buffer->handle();
 }

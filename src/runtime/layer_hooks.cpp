@@ -1,8 +1,9 @@
 // What the runtime layer plugs into the layers below it, which cannot call
 // up: core's events make direct commands progress through the direct path;
 // when a buffer's storage goes, its leases forget it; at the process's exit,
-// leased data comes back while StarPU runs, the lanes stop before StarPU
-// does, and the stats and the trace are written after it stopped.
+// initial placements end and leased data comes back while StarPU runs, the
+// lanes stop before StarPU does, and the stats and the trace are written
+// after it stopped.
 #include <starpu.h>
 
 #include "backend/buffer_storage.h"
@@ -11,6 +12,7 @@
 #include "runtime/data_leases.h"
 #include "runtime/device_stats.h"
 #include "runtime/direct_launch.h"
+#include "runtime/initial_placement.h"
 #include "runtime/lane.h"
 #include "runtime/trace.h"
 #include "util/settings.h"
@@ -21,6 +23,7 @@ namespace {
 void forget_leases(starpu_data_handle_t handle) { DataLeases::instance().forget(handle); }
 
 void recall_leases() {
+  wait_for_initial_placements();
   DataLeases::instance().recall_everything();
 }
 
