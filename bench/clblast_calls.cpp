@@ -1,13 +1,18 @@
-// A real client's calls: CLBlast's SGEMM (Debian's libclblast) on PoCL's
-// CPU device, directly and through Parasol, first call and later calls, wall
-// and CPU time of the process. A first call pays the program's build (PoCL's
+// A real client's calls: CLBlast's SGEMM or STRSM (Debian's libclblast) on
+// PoCL's CPU device, directly and through Parasol, first call and later
+// calls, wall and CPU time of the process. SGEMM is one kernel per call (two
+// programs); STRSM runs many per call: it inverts the diagonal blocks into a
+// temporary buffer it creates and fills, then runs GEMMs over the blocks and
+// copies the result back. A first call pays the program's build (PoCL's
 // kernel cache warm for both: the warm-up process fills it) and the first
 // data movements, so every measurement is a fresh process: the parent runs
 // itself as a child per measurement, PoCL and Parasol alternating, and
 // prints the medians and Parasol's ratios.
 //
 //   bench_clblast_calls                 BENCH_RUNS [5] processes per side,
-//                                       BENCH_SGEMM_N [512], BENCH_CALLS [4]
+//                                       BENCH_ROUTINE [sgemm] or strsm,
+//                                       BENCH_SGEMM_N [512] (the matrices' n),
+//                                       BENCH_CALLS [4]
 //   bench_clblast_calls --child WHO     one process: WHO is "PoCL" or "Parasol"
 #include <clblast_c.h>
 #include <sys/resource.h>
@@ -38,8 +43,20 @@ cl_device_id pick(const std::string& who) {
   return ds.empty() ? nullptr : ds[0];
 }
 
+// One call of the routine on n x n matrices m[0..2]; whether CLBlast took it.
+bool call_routine(const std::string& routine, size_t n, const std::array<cl_mem, 3>& m,
+                  cl_command_queue* q, cl_event* done) {
+  if (routine == "strsm")  // m[0] lower triangular, unit diagonal; m[1] overwritten
+    return CLBlastStrsm(CLBlastLayoutRowMajor, CLBlastSideLeft, CLBlastTriangleLower,
+                        CLBlastTransposeNo, CLBlastDiagonalUnit, n, n, 1.0f, m[0], 0, n, m[1], 0,
+                        n, q, done) == CLBlastSuccess;
+  return CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n, 1.0f,
+                      m[0], 0, n, m[1], 0, n, 0.5f, m[2], 0, n, q, done) == CLBlastSuccess;
+}
+
 // Prints "call i wall cpu" per call.
 int child(const std::string& who) {
+  const std::string routine = bench::env_string("BENCH_ROUTINE", "sgemm");
   const size_t n = static_cast<size_t>(bench::env_int("BENCH_SGEMM_N", 512));
   const int calls = bench::env_int("BENCH_CALLS", 4);
   cl_device_id dev = pick(who);
@@ -52,8 +69,9 @@ int child(const std::string& who) {
   BENCH_CHECK(err);
   cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, nullptr, &err);
   BENCH_CHECK(err);
+  // Small values: STRSM's unit lower triangle keeps them bounded.
   std::vector<float> host(n * n);
-  for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i % 7) * 0.1f;
+  for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i % 7) * (0.1f / n);
   std::array<cl_mem, 3> m{};
   for (cl_mem& b : m) {
     b = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.size() * sizeof(float),
@@ -64,9 +82,8 @@ int child(const std::string& who) {
     const auto t0 = std::chrono::steady_clock::now();
     const double cpu0 = cpu_seconds();
     cl_event done = nullptr;
-    if (CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n, 1.0f,
-                     m[0], 0, n, m[1], 0, n, 0.5f, m[2], 0, n, &q, &done) != CLBlastSuccess) {
-      std::fprintf(stderr, "CLBlastSgemm failed\n");
+    if (!call_routine(routine, n, m, &q, &done)) {
+      std::fprintf(stderr, "CLBlast's %s failed\n", routine.c_str());
       return 1;
     }
     BENCH_CHECK(clWaitForEvents(1, &done));
@@ -146,8 +163,9 @@ int main(int argc, char** argv) {
       got[side][2].push_back(l.wall);
       got[side][3].push_back(l.cpu);
     }
-  std::printf("CLBlast SGEMM %d^3 on PoCL's CPU device, median of %d processes each\n\n",
-              bench::env_int("BENCH_SGEMM_N", 512), runs);
+  std::printf("CLBlast %s, n = %d, on PoCL's CPU device, median of %d processes each\n\n",
+              bench::env_string("BENCH_ROUTINE", "sgemm").c_str(), bench::env_int("BENCH_SGEMM_N", 512),
+              runs);
   std::printf("| call | PoCL wall | Parasol wall | ratio | PoCL CPU | Parasol CPU | ratio |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   const char* rows[] = {"first", "later (median)"};
