@@ -94,7 +94,7 @@ const backend::native::KernelRanges* Kernel::access_ranges() const {
 Kernel::Kernel(Program* program, std::string name, cl_int& err)
     : program_(program), name_(std::move(name)) {
   char hash[24];
-  std::snprintf(hash, sizeof hash, "%016zx", std::hash<std::string>{}(program->source()));
+  std::snprintf(hash, sizeof hash, "%016zx", program->source_hash());
   model_symbol_ = "parasol." + name_ + "." + hash;
   cl_int failure = CL_INVALID_PROGRAM_EXECUTABLE;
   for (auto& b : program->builds()) {

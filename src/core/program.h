@@ -55,6 +55,7 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
 
   Context* context() const { return context_.get(); }
   const std::string& source() const { return source_; }
+  std::size_t source_hash() const { return source_hash_; }
   enum class Origin { Source, Binary, BuiltIn, Linked };
   Origin origin() const { return origin_; }
 
@@ -118,6 +119,9 @@ class Program final : public Object<Program, _cl_program, ObjectKind::Program> {
 
   Ref<Context> context_;
   std::string source_;
+  // Names its kernels' performance models; hashed once, since libraries
+  // create a kernel per call from sources of hundreds of kilobytes.
+  std::size_t source_hash_ = std::hash<std::string>{}(source_);
   Origin origin_ = Origin::Source;
   std::vector<DeviceBuild> builds_;
   mutable std::mutex mutex_;
