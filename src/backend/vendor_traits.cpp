@@ -46,10 +46,11 @@ VendorTraits platform_traits(cl_platform_id platform) {
 VendorTraits device_traits(cl_platform_id platform, cl_device_id device) {
   VendorTraits t = platform_traits(platform);
   const std::string name = platform_info(platform, CL_PLATFORM_NAME);
+  const bool pocl = name == "Portable Computing Language";
   t.later_events_carry_failures =
       name.rfind("NVIDIA", 0) == 0 ||
-      (name == "Portable Computing Language" &&
-       pocl_cpu_fails_only_through_dependencies(platform, device));
+      (pocl && pocl_cpu_fails_only_through_dependencies(platform, device));
+  t.events_come_free = pocl;
   return t;
 }
 
