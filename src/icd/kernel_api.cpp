@@ -248,6 +248,11 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id devic
                     "the program is not built for ", d->name());
   PARASOL_REFUSE_IF(param_name == CL_KERNEL_GLOBAL_WORK_SIZE, CL_INVALID_VALUE,
                     "CL_KERNEL_GLOBAL_WORK_SIZE is for custom devices and built-in kernels");
+  if (param_name == CL_KERNEL_LOCAL_MEM_SIZE) {
+    cl_ulong bytes = 0;
+    if (cl_int err = k->local_mem_size(d, bytes); err != CL_SUCCESS) return err;
+    return InfoOut(param_value_size, param_value, param_value_size_ret).scalar(bytes);
+  }
   if (cl_kernel vk = k->vendor_for(d))
     return ::clGetKernelWorkGroupInfo(vk, d->vendor(), param_name, param_value_size, param_value,
                                       param_value_size_ret);
@@ -257,7 +262,6 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id devic
   switch (param_name) {
     case CL_KERNEL_WORK_GROUP_SIZE: return out.scalar(limits.max_total);
     case CL_KERNEL_COMPILE_WORK_GROUP_SIZE: return out.array(std::vector<size_t>(limits.reqd.begin(), limits.reqd.end()));
-    case CL_KERNEL_LOCAL_MEM_SIZE: return out.scalar(cl_ulong{backend::native::static_local_bytes(*k->native_for(d))});
     case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out.scalar(size_t{16});
     case CL_KERNEL_PRIVATE_MEM_SIZE: return out.scalar(cl_ulong{backend::native::private_bytes(*k->native_for(d))});
     default:
