@@ -4,6 +4,7 @@
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Demangle/Demangle.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -84,6 +85,21 @@ void prepare(llvm::Module& m, llvm::TargetMachine& tm) {
   }
 }
 
+// OpenCL C's printf returns 0 when it printed and -1 when it did not; the
+// host's printf, which the kernels call, returns a count of characters.
+void opencl_printf_results(llvm::Module& m) {
+  llvm::Function* printf = m.getFunction("printf");
+  if (!printf) return;
+  for (llvm::User* user : llvm::make_early_inc_range(printf->users())) {
+    auto* call = llvm::dyn_cast<llvm::CallInst>(user);
+    if (!call || call->use_empty() || !call->getType()->isIntegerTy(32)) continue;
+    llvm::IRBuilder<> b(call->getNextNode());
+    llvm::Value* failed = b.CreateICmpSLT(call, b.getInt32(0));
+    llvm::Value* result = b.CreateSelect(failed, b.getInt32(-1), b.getInt32(0));
+    call->replaceUsesWithIf(result, [&](llvm::Use& use) { return use.getUser() != failed; });
+  }
+}
+
 // Calls that nothing in the program or the process can satisfy.
 bool check_unresolved(const llvm::Module& m, std::string& log) {
   bool ok = true;
@@ -105,6 +121,7 @@ bool check_unresolved(const llvm::Module& m, std::string& log) {
 
 bool optimise_module(llvm::Module& m, llvm::TargetMachine& tm, bool opt_disable, std::string& log) {
   prepare(m, tm);
+  opencl_printf_results(m);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cam;
@@ -121,6 +138,10 @@ bool optimise_module(llvm::Module& m, llvm::TargetMachine& tm, bool opt_disable,
   static const bool have_libmvec = ::dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL) != nullptr;
   if (have_libmvec)
     tlii->addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+  // A kernel's printf is OpenCL C's (its format and %s strings are
+  // __constant, its conversions include vectors), not the C library's that
+  // LLVM would rewrite into puts or putchar calls taking its pointers.
+  tlii->setUnavailable(llvm::LibFunc_printf);
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(*tlii); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cam);

@@ -1,6 +1,7 @@
 #include "core/kernel.h"
 
 #include "util/log.h"
+#include "util/small_vector.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -182,6 +183,30 @@ Kernel::WorkGroupLimits Kernel::work_group_limits(const Device* d) const {
   for (const auto& [dev, l] : limits_)
     if (dev == d) return l;
   return {};
+}
+
+cl_int Kernel::local_mem_size(const Device* d, cl_ulong& bytes) const {
+  SmallVector<std::pair<cl_uint, std::size_t>, 4> locals;
+  {
+    std::lock_guard lock(args_mutex_);
+    for (cl_uint i = 0; i < args_.size(); ++i)
+      if (args_[i].kind == KernelArg::Kind::Local) locals.push_back({i, args_[i].local_size});
+  }
+  if (const backend::native::NativeKernel* nk = native_for(d)) {
+    std::size_t args = 0;
+    for (const auto& l : locals) args += l.second;
+    bytes = backend::native::local_bytes(*nk, args);
+    return CL_SUCCESS;
+  }
+  // The vendor counts the sizes its kernel was last given, by a launch or
+  // by none: it is given those set now.
+  const VendorLaunch v = vendor_launch(d);
+  backend::VendorLock vendor_lock = backend::lock_vendor(d->worker());
+  std::lock_guard launching(launch_mutex_);
+  for (const auto& [index, size] : locals)
+    if (cl_int err = v.values->set(v.kernel, index, size, nullptr); err != CL_SUCCESS) return err;
+  return clGetKernelWorkGroupInfo(v.kernel, d->vendor(), CL_KERNEL_LOCAL_MEM_SIZE, sizeof bytes,
+                                  &bytes, nullptr);
 }
 
 cl_int Kernel::check_value(cl_uint index, size_t size, const void* value) {

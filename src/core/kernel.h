@@ -152,6 +152,10 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
     std::array<std::size_t, 3> reqd{0, 0, 0};  // reqd_work_group_size, or 0,0,0
   };
   WorkGroupLimits work_group_limits(const Device* d) const;
+  // CL_KERNEL_LOCAL_MEM_SIZE on device d (d runs this kernel): its __local
+  // variables and its __local arguments as set now (an unset one counts 0).
+  // CL_SUCCESS, or the vendor's error.
+  cl_int local_mem_size(const Device* d, cl_ulong& bytes) const;
 
   // Asks a vendor whether a by-value argument of that size fits (its
   // clSetKernelArg answer), on a vendor kernel no task uses.

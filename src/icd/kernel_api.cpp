@@ -1,5 +1,6 @@
 // Kernel entry points: creation, arguments, info, and the launch commands.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <span>
 #include <vector>
@@ -248,6 +249,11 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id devic
                     "the program is not built for ", d->name());
   PARASOL_REFUSE_IF(param_name == CL_KERNEL_GLOBAL_WORK_SIZE, CL_INVALID_VALUE,
                     "CL_KERNEL_GLOBAL_WORK_SIZE is for custom devices and built-in kernels");
+  if (param_name == CL_KERNEL_LOCAL_MEM_SIZE) {
+    cl_ulong bytes = 0;
+    if (cl_int err = k->local_mem_size(d, bytes); err != CL_SUCCESS) return err;
+    return InfoOut(param_value_size, param_value, param_value_size_ret).scalar(bytes);
+  }
   if (cl_kernel vk = k->vendor_for(d))
     return ::clGetKernelWorkGroupInfo(vk, d->vendor(), param_name, param_value_size, param_value,
                                       param_value_size_ret);
@@ -257,7 +263,6 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id devic
   switch (param_name) {
     case CL_KERNEL_WORK_GROUP_SIZE: return out.scalar(limits.max_total);
     case CL_KERNEL_COMPILE_WORK_GROUP_SIZE: return out.array(std::vector<size_t>(limits.reqd.begin(), limits.reqd.end()));
-    case CL_KERNEL_LOCAL_MEM_SIZE: return out.scalar(cl_ulong{backend::native::static_local_bytes(*k->native_for(d))});
     case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out.scalar(size_t{16});
     case CL_KERNEL_PRIVATE_MEM_SIZE: return out.scalar(cl_ulong{backend::native::private_bytes(*k->native_for(d))});
     default:
@@ -312,23 +317,39 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
     empty |= global_work_size[i] == 0;
     range.global[i] = global_work_size[i];
     if (global_work_offset) range.offset[i] = global_work_offset[i];
-    if (local_work_size) {
-      PARASOL_REFUSE_IF(local_work_size[i] == 0 || global_work_size[i] % local_work_size[i],
-                        CL_INVALID_WORK_GROUP_SIZE, "local_work_size[", i,
-                        "] does not divide global_work_size[", i, "]");
-      range.local[i] = local_work_size[i];
-    }
   }
   // Every device the command may run on must accept the work-group.
   Device* const own = q->device();
   const std::span<Device* const> candidates =
       own ? std::span<Device* const>(&own, 1) : std::span<Device* const>(q->context()->devices());
+  // Without a local size, the kernel's reqd_work_group_size is the
+  // work-group (OpenCL 2.0 on): every device is given it, as if the
+  // application had (a vendor may refuse a null one).
+  const size_t* local = local_work_size;
+  std::array<std::size_t, 3> reqd{};
+  if (!local && !empty) {
+    for (Device* d : candidates)
+      if (k->runs_on(d)) {
+        reqd = k->work_group_limits(d).reqd;
+        break;
+      }
+    if (reqd[0]) {
+      for (cl_uint i = work_dim; i < 3; ++i)
+        PARASOL_REFUSE_IF(reqd[i] != 1, CL_INVALID_WORK_GROUP_SIZE, "the reqd_work_group_size of ",
+                          k->name(), " has ", reqd[i], " work-items along dimension ", i,
+                          ", past work_dim ", work_dim);
+      local = reqd.data();
+    }
+  }
+  for (cl_uint i = 0; i < work_dim && global_work_size && local; ++i) {
+    PARASOL_REFUSE_IF(local[i] == 0 || global_work_size[i] % local[i], CL_INVALID_WORK_GROUP_SIZE,
+                      "local size ", local[i], " does not divide global_work_size[", i, "]");
+    range.local[i] = local[i];
+  }
   for (Device* d : candidates) {
     if (!k->runs_on(d)) continue;
     auto limits = k->work_group_limits(d);
-    // Without a local size, the device takes the kernel's
-    // reqd_work_group_size, if it has one (OpenCL 2.0 on).
-    if (!local_work_size) continue;
+    if (!local) continue;
     for (cl_uint i = work_dim; i < 3; ++i) range.local[i] = 1;
     size_t total = range.local[0] * range.local[1] * range.local[2];
     PARASOL_REFUSE_IF(total > limits.max_total, CL_INVALID_WORK_GROUP_SIZE, "work-group of ",

@@ -340,3 +340,49 @@ TEST_CASE("kernel info, argument info and per-device work-group info match the v
     for (size_t i = 0; i < n; ++i) REQUIRE(out[i] == in[i] * scale + 3.0f);
   }
 }
+
+TEST_CASE("CL_KERNEL_LOCAL_MEM_SIZE counts the __local arguments as set now on every device") {
+  const char* src =
+      "__kernel void with_locals(__local int* a, __global int* out, __local int* b) {\n"
+      "  __local int fixed[16];\n"
+      "  size_t i = get_local_id(0);\n"
+      "  fixed[i] = (int)i; a[i] = 1; b[i] = 2;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  out[get_global_id(0)] = fixed[15 - i] + a[i] + b[i];\n"
+      "}\n";
+  for (cl_device_id d : devices()) {
+    INFO("device " << device_name(d));
+    Context ctx({d});
+    Program prog(ctx, src);
+    Kernel k(prog, "with_locals");
+    auto local_size = [&] {
+      cl_ulong bytes = 0;
+      CL_REQUIRE(clGetKernelWorkGroupInfo(k, d, CL_KERNEL_LOCAL_MEM_SIZE, sizeof bytes, &bytes,
+                                          nullptr));
+      return bytes;
+    };
+    const cl_ulong fixed = local_size();  // no __local argument set: each counts 0
+    CHECK(fixed >= 16 * sizeof(cl_int));
+    // Before any launch, and as the sizes change.
+    CL_REQUIRE(clSetKernelArg(k, 0, 4096, nullptr));
+    CHECK(local_size() >= fixed + 4096);
+    CL_REQUIRE(clSetKernelArg(k, 2, 8192, nullptr));
+    CHECK(local_size() >= fixed + 4096 + 8192);
+    // After a launch, smaller sizes count as set.
+    Queue q(ctx, d);
+    Mem out(ctx, CL_MEM_READ_WRITE, 16 * sizeof(cl_int));
+    CL_REQUIRE(clSetKernelArg(k, 1, sizeof(cl_mem), &out.m));
+    const size_t n = 16;
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, &n, 0, nullptr, nullptr));
+    CL_REQUIRE(clFinish(q));
+    CL_REQUIRE(clSetKernelArg(k, 0, 64, nullptr));
+    CL_REQUIRE(clSetKernelArg(k, 2, 64, nullptr));
+    const cl_ulong small = local_size();
+    CHECK(small >= fixed + 128);
+    CHECK(small < fixed + 4096);
+    // And the kernel still runs with them.
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, &n, 0, nullptr, nullptr));
+    std::vector<int> got = read_ints(q, out, n);
+    for (size_t i = 0; i < n; ++i) CHECK(got[i] == int(15 - i) + 3);
+  }
+}

@@ -65,25 +65,38 @@ TEST_CASE("an NDRange without work-items completes once its wait list has") {
   }
 }
 
-#if PARASOL_TEST_HAVE_NATIVE
-TEST_CASE("a null local size takes the kernel's reqd_work_group_size") {
-  // PoCL 3.1 refuses such a launch itself (as it does directly): the native
-  // device shows Parasol's own answer.
-  for (cl_device_id d : native_devices()) {
+TEST_CASE("a null local size takes the kernel's reqd_work_group_size on every device") {
+  // Parasol gives each device the required size itself: PoCL 3.1 refuses a
+  // null one for such a kernel when used directly.
+  for (cl_device_id d : devices()) {
+    INFO(device_name(d));
     Context ctx{{d}};
     Queue q{ctx, d};
     Program prog(ctx,
-                 "__kernel __attribute__((reqd_work_group_size(4, 1, 1)))\n"
-                 "void sizes(__global int* out) { out[get_global_id(0)] = get_local_size(0); }\n");
+                 "__kernel __attribute__((reqd_work_group_size(2, 3, 1)))\n"
+                 "void sizes(__global int* out) {\n"
+                 "  size_t i = get_global_id(1) * get_global_size(0) + get_global_id(0);\n"
+                 "  out[i] = get_local_size(0) * 10 + get_local_size(1);\n"
+                 "}\n");
     Kernel k(prog, "sizes");
-    const size_t n = 16;
+    const size_t global[2] = {4, 6}, n = 24;
     Mem out(ctx, CL_MEM_READ_WRITE, n * sizeof(int));
     set_args(k, out.m);
-    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
-    CHECK(read_ints(q, out, n) == std::vector<int>(n, 4));
+    for (cl_uint work_dim : {2u, 3u}) {
+      INFO("work_dim " << work_dim);
+      const size_t global3[3] = {global[0], global[1], 1};
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, k, work_dim, nullptr, global3, nullptr, 0, nullptr,
+                                        nullptr));
+      CHECK(read_ints(q, out, n) == std::vector<int>(n, 23));
+    }
+    // The required size does not fit a 1D range, nor divide this one.
+    CHECK(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr) ==
+          CL_INVALID_WORK_GROUP_SIZE);
+    const size_t odd[2] = {5, 6};
+    CHECK(clEnqueueNDRangeKernel(q, k, 2, nullptr, odd, nullptr, 0, nullptr, nullptr) ==
+          CL_INVALID_WORK_GROUP_SIZE);
   }
 }
-#endif
 
 TEST_CASE("*WithProperties forms give their properties back; unknown ones are refused") {
   cl_device_id d = pocl_devices().at(0);

@@ -101,6 +101,31 @@ __kernel void say(__global const int* v) {
 }
 
 // Run by the next test in child processes (hidden: "[.]").
+TEST_CASE("printf's strings and return value follow OpenCL C on native and PoCL") {
+  NativeAndPocl f;
+  // Formats the C library would print through puts or putchar, and printf's
+  // result, which is 0 when it printed.
+  Program prog(f.ctx, R"CLC(
+__kernel void said(__global int* r) {
+  r[0] = printf("%s\n", "%%");
+  r[1] = printf("%s\n", "foo%%bar");
+  r[2] = printf("%c", 'x');
+  r[3] = printf("\nplain\n");
+  printf("%s\n", "unused");
+}
+)CLC");
+  Kernel k(prog, "said");
+  for (auto [name, q] : f.queues()) {
+    INFO(name);
+    Mem r(make_buffer(f.ctx, std::vector<int>(4, 99)));
+    set_args(k, r.m);
+    const size_t one = 1;
+    std::string text = capture_stdout([&] { launch(q, k, 1, &one, nullptr); });
+    CHECK(text == "%%\nfoo%%bar\nx\nplain\nunused\n");
+    CHECK(read_back<int>(q, r, 4) == std::vector<int>(4, 0));
+  }
+}
+
 TEST_CASE("busy kernel timing child", "[.][native-child]") {
   Context ctx(native_devices());
   Queue q(ctx, native_devices()[0]);

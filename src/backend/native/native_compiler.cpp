@@ -172,7 +172,6 @@ std::array<std::size_t, 3> reqd_work_group_size(const NativeKernel& kernel) {
   return kernel.info->reqd_work_group_size;
 }
 
-std::size_t static_local_bytes(const NativeKernel& kernel) { return kernel.info->static_local_bytes; }
 std::size_t private_bytes(const NativeKernel& kernel) { return kernel.info->private_bytes; }
 std::string attributes(const NativeKernel& kernel) { return kernel.info->attributes; }
 

@@ -93,7 +93,6 @@ std::vector<backend::KernelArgInfo> arg_info(const NativeKernel& kernel);
 // Bytes a by-value argument takes (0 for pointers).
 std::size_t value_size(const NativeKernel& kernel, cl_uint index);
 std::array<std::size_t, 3> reqd_work_group_size(const NativeKernel& kernel);
-std::size_t static_local_bytes(const NativeKernel& kernel);
 std::size_t private_bytes(const NativeKernel& kernel);
 // CL_KERNEL_ATTRIBUTES: the kernel's attributes as written in its source.
 std::string attributes(const NativeKernel& kernel);

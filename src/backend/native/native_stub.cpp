@@ -41,7 +41,6 @@ std::shared_ptr<NativeKernel> find_kernel(const std::shared_ptr<NativeProgram>&,
 std::vector<KernelArgInfo> arg_info(const NativeKernel&) { return {}; }
 std::size_t value_size(const NativeKernel&, cl_uint) { return 0; }
 std::array<std::size_t, 3> reqd_work_group_size(const NativeKernel&) { return {0, 0, 0}; }
-std::size_t static_local_bytes(const NativeKernel&) { return 0; }
 std::size_t local_bytes(const NativeKernel&, std::size_t) { return 0; }
 std::size_t private_bytes(const NativeKernel&) { return 0; }
 std::string attributes(const NativeKernel&) { return {}; }
