@@ -100,7 +100,8 @@ unsigned Context::sched_ctx() {
   std::call_once(sched_once_, [this] {
     std::vector<int> workers;  // each once: sub-devices share their root's
     for (Device* d : devices_)
-      if (std::find(workers.begin(), workers.end(), d->worker().worker_id) == workers.end())
+      if (d->worker().worker_id >= 0 &&  // another rank's device has no worker here
+          std::find(workers.begin(), workers.end(), d->worker().worker_id) == workers.end())
         workers.push_back(d->worker().worker_id);
     std::string policy = backend::starpu_policy(scheduler_);
     backend::WorkerDemand demand = backend::WorkerDemand::raise();

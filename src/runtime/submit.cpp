@@ -6,6 +6,7 @@
 #include "runtime/direct_launch.h"
 #include "runtime/divided_launch.h"
 #include "runtime/lane.h"
+#include "runtime/remote_kernel_command.h"
 #include "runtime/split_launch.h"
 #include "util/small_vector.h"
 
@@ -58,6 +59,12 @@ core::Ref<core::Event> submit_kernel(core::CommandQueue& queue, core::Kernel& ke
                                      core::Kernel::ArgsView& args, const NDRange& range,
                                      std::span<core::Event* const> wait_list, bool wants_event) {
   core::Device* const pinned = queue.device();
+  // A device of another rank: its node runs the kernel, neither StarPU
+  // here nor a vendor queue of this process.
+  if (pinned && pinned->backend().remote_place()) {
+    auto work = std::make_unique<RemoteKernelCommand>(&kernel, args.copy(), range, pinned);
+    return submit(queue, CL_COMMAND_NDRANGE_KERNEL, std::move(work), wait_list);
+  }
   const unsigned sched_ctx = pinned ? 0 : queue.context()->sched_ctx();
   // A divide function's own launches of its kernel run undivided.
   const bool divisible = !pinned && kernel.has_divide_function() && !dividing(&kernel);

@@ -1,0 +1,339 @@
+#include "cluster/node_commands.h"
+
+#include <starpu_mpi.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "cluster/local_device_answers.h"
+
+namespace parasol::cluster {
+namespace {
+
+using RemoteArgKind = backend::RemoteArg::Kind;
+
+std::string build_log(cl_program program, cl_device_id device) {
+  std::size_t size = 0;
+  clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+  std::string log(size, '\0');
+  if (size) clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+  return log.substr(0, log.find('\0'));
+}
+
+std::vector<std::string> kernel_names(cl_program program) {
+  std::size_t size = 0;
+  clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size);
+  std::string list(size, '\0');
+  if (size) clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, size, list.data(), nullptr);
+  list = list.substr(0, list.find('\0'));
+  std::vector<std::string> names;
+  for (std::size_t at = 0; at < list.size();) {
+    const std::size_t end = std::min(list.find(';', at), list.size());
+    if (end > at) names.push_back(list.substr(at, end - at));
+    at = end + 1;
+  }
+  return names;
+}
+
+// One buffer argument of a launch as the request gives it.
+struct BufferArg {
+  std::uint64_t storage = 0, storage_size = 0, offset = 0, size = 0;
+  std::uint32_t written = 0;
+  std::int64_t tag_in = -1, tag_out = -1;
+};
+
+}  // namespace
+
+NodeCommands::NodeCommands() {
+  devices_ = local_devices(why_);
+  if (devices_.empty()) return;
+  cl_int err = CL_SUCCESS;
+  context_ = clCreateContext(nullptr, static_cast<cl_uint>(devices_.size()), devices_.data(),
+                             nullptr, nullptr, &err);
+  if (!context_) {
+    why_ = "no context over this machine's Parasol devices (error " + std::to_string(err) + ")";
+    return;
+  }
+  for (cl_device_id d : devices_) queues_.push_back(clCreateCommandQueue(context_, d, 0, &err));
+}
+
+NodeCommands::~NodeCommands() {
+  for (auto& [id, k] : kernels_) clReleaseKernel(k);
+  for (auto& [id, p] : programs_) clReleaseProgram(p);
+  while (!storages_.empty()) release_storage(storages_.begin()->first);
+  for (cl_command_queue q : queues_)
+    if (q) clReleaseCommandQueue(q);
+  if (context_) clReleaseContext(context_);
+}
+
+std::vector<unsigned char> NodeCommands::run(std::span<const unsigned char> request) {
+  Reader in(request);
+  std::uint32_t op = 0;
+  in.u32(op);
+  Writer out;
+  std::uint64_t id = 0;
+  switch (static_cast<Op>(op)) {
+    case Op::Start:
+      mpi_started_ = starpu_mpi_init_comm(nullptr, nullptr, 0, MPI_COMM_WORLD) == 0;
+      break;
+    case Op::Stop:
+      if (mpi_started_) starpu_mpi_shutdown();
+      mpi_started_ = false;
+      break;
+    case Op::Build: build(in, out); break;
+    case Op::CreateKernel: create_kernel(in, out); break;
+    case Op::Launch: launch(in, out); break;
+    case Op::ReleaseProgram:
+      if (in.u64(id) && programs_.count(id)) {
+        clReleaseProgram(programs_[id]);
+        programs_.erase(id);
+      }
+      break;
+    case Op::ReleaseKernel:
+      if (in.u64(id) && kernels_.count(id)) {
+        clReleaseKernel(kernels_[id]);
+        kernels_.erase(id);
+      }
+      break;
+    case Op::ReleaseStorage:
+      if (in.u64(id)) release_storage(id);
+      break;
+  }
+  return std::move(out.out());
+}
+
+void NodeCommands::build(Reader& in, Writer& out) {
+  std::uint64_t id = 0;
+  std::uint32_t device = 0;
+  std::string source, options;
+  in.u64(id);
+  in.u32(device);
+  in.str(source);
+  in.str(options);
+  out.u64(id);
+  if (!in.ok() || device >= devices_.size() || !context_) {
+    out.u32(0).str("the node could not read the build request").u64(0).u32(0);
+    return;
+  }
+  const char* text = source.c_str();
+  const std::size_t length = source.size();
+  cl_int err = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(context_, 1, &text, &length, &err);
+  if (!program) {
+    out.u32(0).str("clCreateProgramWithSource failed on the node (error " + std::to_string(err) +
+                   ")")
+        .u64(0)
+        .u32(0);
+    return;
+  }
+  err = clBuildProgram(program, 1, &devices_[device], options.c_str(), nullptr, nullptr);
+  const std::string log = build_log(program, devices_[device]);
+  if (err != CL_SUCCESS) {
+    clReleaseProgram(program);
+    out.u32(0).str(log.empty() ? "build failed (error " + std::to_string(err) + ")" : log);
+    out.u64(0).u32(0);
+    return;
+  }
+  const std::uint64_t program_id = next_id_++;
+  programs_[program_id] = program;
+  const std::vector<std::string> names = kernel_names(program);
+  out.u32(1).str(log).u64(program_id).u32(static_cast<std::uint32_t>(names.size()));
+  for (const std::string& n : names) out.str(n);
+}
+
+void NodeCommands::create_kernel(Reader& in, Writer& out) {
+  std::uint64_t id = 0, program = 0;
+  std::string name;
+  in.u64(id);
+  in.u64(program);
+  in.str(name);
+  out.u64(id);
+  auto it = programs_.find(program);
+  cl_int err = CL_INVALID_PROGRAM_EXECUTABLE;
+  cl_kernel kernel = it == programs_.end() || !in.ok()
+                         ? nullptr
+                         : clCreateKernel(it->second, name.c_str(), &err);
+  if (!kernel) {
+    out.u32(static_cast<std::uint32_t>(err)).u64(0).u64(0).u64(0).u64(0).u64(0);
+    return;
+  }
+  cl_device_id device = nullptr;
+  clGetProgramInfo(it->second, CL_PROGRAM_DEVICES, sizeof device, &device, nullptr);
+  std::size_t wgs = 0, reqd[3] = {0, 0, 0};
+  clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wgs, &wgs, nullptr);
+  clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd, reqd,
+                           nullptr);
+  const std::uint64_t kernel_id = next_id_++;
+  kernels_[kernel_id] = kernel;
+  out.u32(CL_SUCCESS).u64(kernel_id).u64(wgs).u64(reqd[0]).u64(reqd[1]).u64(reqd[2]);
+}
+
+NodeCommands::Storage* NodeCommands::storage(std::uint64_t id, std::size_t size) {
+  auto it = storages_.find(id);
+  if (it != storages_.end()) return it->second.size == size ? &it->second : nullptr;
+  Storage s;
+  s.size = size;
+  s.staging.resize(size);
+  cl_int err = CL_SUCCESS;
+  s.mem = clCreateBuffer(context_, CL_MEM_READ_WRITE, size, nullptr, &err);
+  if (!s.mem) return nullptr;
+  starpu_variable_data_register(&s.handle, STARPU_MAIN_RAM,
+                                reinterpret_cast<uintptr_t>(s.staging.data()), size);
+  return &storages_.emplace(id, std::move(s)).first->second;
+}
+
+void NodeCommands::release_storage(std::uint64_t id) {
+  auto it = storages_.find(id);
+  if (it == storages_.end()) return;
+  starpu_data_unregister(it->second.handle);
+  clReleaseMemObject(it->second.mem);
+  storages_.erase(it);
+}
+
+void NodeCommands::launch(Reader& in, Writer& out) {
+  std::uint64_t id = 0, kernel_id = 0;
+  std::uint32_t device = 0, dims = 0, nargs = 0;
+  std::uint64_t offset[3], global[3], local[3];
+  in.u64(id);
+  in.u32(device);
+  in.u64(kernel_id);
+  in.u32(dims);
+  for (auto* v : {offset, global, local})
+    for (int i = 0; i < 3; ++i) in.u64(v[i]);
+  in.u32(nargs);
+  out.u64(id);
+
+  struct Arg {
+    RemoteArgKind kind = RemoteArgKind::Value;
+    std::vector<unsigned char> bytes;
+    std::uint64_t local_size = 0;
+    BufferArg buffer;
+  };
+  std::vector<Arg> args(in.ok() ? nargs : 0);
+  for (Arg& a : args) {
+    std::uint32_t kind = 0;
+    in.u32(kind);
+    a.kind = static_cast<RemoteArgKind>(kind);
+    if (a.kind == RemoteArgKind::Value) {
+      in.bytes(a.bytes);
+    } else if (a.kind == RemoteArgKind::Local) {
+      in.u64(a.local_size);
+    } else if (a.kind == RemoteArgKind::Buffer) {
+      BufferArg& b = a.buffer;
+      in.u64(b.storage);
+      in.u64(b.storage_size);
+      in.u64(b.offset);
+      in.u64(b.size);
+      in.u32(b.written);
+      in.i64(b.tag_in);
+      in.i64(b.tag_out);
+    }
+  }
+  auto kernel_it = kernels_.find(kernel_id);
+  if (!in.done() || kernel_it == kernels_.end() || device >= devices_.size()) {
+    out.u32(static_cast<std::uint32_t>(CL_INVALID_VALUE));
+    return;
+  }
+  cl_kernel kernel = kernel_it->second;
+  cl_command_queue queue = queues_[device];
+
+  // The buffers' bytes, by StarPU-MPI from rank 0's handles, then into the
+  // device's buffers.
+  std::vector<Storage*> storages(args.size(), nullptr);
+  std::vector<starpu_mpi_req> receives;
+  cl_int status = CL_SUCCESS;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].kind != RemoteArgKind::Buffer) continue;
+    const BufferArg& b = args[i].buffer;
+    storages[i] = storage(b.storage, b.storage_size);
+    if (!storages[i]) {
+      status = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+      continue;
+    }
+    if (b.tag_in >= 0) {
+      starpu_mpi_req req;
+      starpu_mpi_irecv(storages[i]->handle, &req, 0, b.tag_in, MPI_COMM_WORLD);
+      receives.push_back(req);
+    }
+  }
+  for (starpu_mpi_req& r : receives) starpu_mpi_wait(&r, MPI_STATUS_IGNORE);
+  for (std::size_t i = 0; i < args.size() && status == CL_SUCCESS; ++i)
+    if (storages[i] && args[i].buffer.tag_in >= 0) {
+      starpu_data_acquire(storages[i]->handle, STARPU_R);
+      status = clEnqueueWriteBuffer(queue, storages[i]->mem, CL_TRUE, 0, storages[i]->size,
+                                    storages[i]->staging.data(), 0, nullptr, nullptr);
+      starpu_data_release(storages[i]->handle);
+    }
+
+  std::vector<cl_mem> windows;  // sub-buffers made for this launch
+  for (std::size_t i = 0; i < args.size() && status == CL_SUCCESS; ++i) {
+    const auto index = static_cast<cl_uint>(i);
+    const Arg& a = args[i];
+    switch (a.kind) {
+      case RemoteArgKind::Value:
+        status = clSetKernelArg(kernel, index, a.bytes.size(), a.bytes.data());
+        break;
+      case RemoteArgKind::Local:
+        status = clSetKernelArg(kernel, index, a.local_size, nullptr);
+        break;
+      case RemoteArgKind::NullBuffer:
+        status = clSetKernelArg(kernel, index, sizeof(cl_mem), nullptr);
+        break;
+      case RemoteArgKind::Buffer: {
+        cl_mem mem = storages[i]->mem;
+        if (a.buffer.offset != 0 || a.buffer.size != a.buffer.storage_size) {
+          const cl_buffer_region region{a.buffer.offset, a.buffer.size};
+          mem = clCreateSubBuffer(mem, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+          if (mem) windows.push_back(mem);
+        }
+        if (status == CL_SUCCESS) status = clSetKernelArg(kernel, index, sizeof mem, &mem);
+        break;
+      }
+    }
+  }
+  if (status == CL_SUCCESS) {
+    cl_event done = nullptr;
+    const std::size_t offsets[3] = {offset[0], offset[1], offset[2]};
+    const std::size_t globals[3] = {global[0], global[1], global[2]};
+    const std::size_t locals[3] = {local[0], local[1], local[2]};
+    status = clEnqueueNDRangeKernel(queue, kernel, dims, offsets, globals,
+                                    locals[0] ? locals : nullptr, 0, nullptr, &done);
+    if (status == CL_SUCCESS) {
+      clWaitForEvents(1, &done);
+      cl_int run = CL_COMPLETE;
+      clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof run, &run, nullptr);
+      clReleaseEvent(done);
+      if (run < 0) status = run;
+    }
+  }
+  for (cl_mem w : windows) clReleaseMemObject(w);
+
+  // What the kernel may have written goes back, behind the status: rank 0
+  // receives it only after a success.
+  std::vector<std::size_t> back;
+  for (std::size_t i = 0; i < args.size() && status == CL_SUCCESS; ++i)
+    if (storages[i] && args[i].buffer.tag_out >= 0) {
+      starpu_data_acquire(storages[i]->handle, STARPU_W);
+      status = clEnqueueReadBuffer(queue, storages[i]->mem, CL_TRUE, 0, storages[i]->size,
+                                   storages[i]->staging.data(), 0, nullptr, nullptr);
+      starpu_data_release(storages[i]->handle);
+      back.push_back(i);
+    }
+  out.u32(static_cast<std::uint32_t>(status == CL_SUCCESS ? CL_COMPLETE : status));
+  sent_after_reply_.clear();
+  if (status == CL_SUCCESS)
+    for (std::size_t i : back) sent_after_reply_.push_back({storages[i]->handle, args[i].buffer.tag_out});
+}
+
+void NodeCommands::send_results() {
+  std::vector<starpu_mpi_req> sends;
+  for (const auto& [handle, tag] : sent_after_reply_) {
+    starpu_mpi_req req;
+    starpu_mpi_isend(handle, &req, 0, tag, MPI_COMM_WORLD);
+    sends.push_back(req);
+  }
+  for (starpu_mpi_req& r : sends) starpu_mpi_wait(&r, MPI_STATUS_IGNORE);
+  sent_after_reply_.clear();
+}
+
+}  // namespace parasol::cluster
