@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -183,7 +184,7 @@ class MpiClusterLink final : public backend::ClusterLink {
     w.u32(static_cast<std::uint32_t>(l.args.size()));
     Launch pending;
     pending.done = std::move(done);
-    std::vector<std::pair<starpu_data_handle_t, std::int64_t>> sends;
+    std::vector<Carried> sends;
     bool live = false;
     {
       std::lock_guard lock(mutex_);
@@ -208,10 +209,10 @@ class MpiClusterLink final : public backend::ClusterLink {
             w.u64(a.storage).u64(a.storage_size).u64(a.offset).u64(a.size);
             w.u32(a.written).i64(in_tag).i64(out_tag);
             if (carries) {
-              sends.emplace_back(a.handle, in_tag);
+              sends.push_back({a.handle, in_tag, a.storage_size});
               copies_[a.storage].insert(rank);
             }
-            if (out_tag >= 0) pending.results.emplace_back(a.handle, out_tag);
+            if (out_tag >= 0) pending.results.push_back({a.handle, out_tag, a.storage_size});
             break;
           }
         }
@@ -220,8 +221,8 @@ class MpiClusterLink final : public backend::ClusterLink {
       if (live) {
         pending.rank = rank;
         if (!busy(rank)) heard_[rank] = Clock::now();
+        pending.inputs = std::move(sends);
         launches_.emplace(id, std::move(pending));
-        transfers_ += sends.size();
       }
     }
     if (!live) {
@@ -229,9 +230,8 @@ class MpiClusterLink final : public backend::ClusterLink {
       return;
     }
     send(rank, w);
-    for (const auto& [handle, tag] : sends)
-      starpu_mpi_isend_detached(handle, rank, tag, MPI_COMM_WORLD, &MpiClusterLink::transferred,
-                                this);
+    // The buffers go once the node says its receives are posted
+    // (replied()).
   }
 
   void stop_commands() override {
@@ -248,6 +248,7 @@ class MpiClusterLink final : public backend::ClusterLink {
       launches_.clear();
     }
     for (Done& d : given_up) d(CL_DEVICE_NOT_AVAILABLE, "the process ended with it in flight");
+    unregister_retired();
     // StarPU-MPI's shutdown is a barrier of every rank, after every
     // transfer: with a node given up, or a transfer to one that never
     // ends, it would never return; StarPU-MPI is left as it is then.
@@ -274,11 +275,33 @@ class MpiClusterLink final : public backend::ClusterLink {
     MPI_Send(nullptr, 0, MPI_BYTE, rank, kEndTag, MPI_COMM_WORLD);
   }
 
+  // A buffer's storage crossing the network: its handle here, the
+  // transfer's tag, its size.
+  struct Carried {
+    starpu_data_handle_t handle;
+    std::int64_t tag;
+    std::size_t size;
+  };
+  // Main-RAM bytes with a StarPU handle of the layer's own, which
+  // StarPU-MPI sends from or receives into: a transfer that never ends (a
+  // node that stopped answering) holds it, never the application's buffer.
+  struct Staging {
+    std::vector<std::byte> bytes;
+    starpu_data_handle_t handle = nullptr;
+  };
+  // One transfer in flight, its callbacks' argument.
+  struct Transfer {
+    MpiClusterLink* link;
+    std::uint64_t launch;
+    int rank;
+    Carried carried;
+    Staging* staging;
+  };
   // A launch in flight: its node's status, then the buffers it wrote.
   struct Launch {
     int rank = -1;
     Done done;
-    std::vector<std::pair<starpu_data_handle_t, std::int64_t>> results;
+    std::vector<Carried> inputs, results;
     bool status_in = false;
     std::size_t receiving = 0;
     cl_int status = CL_COMPLETE;
@@ -290,12 +313,6 @@ class MpiClusterLink final : public backend::ClusterLink {
     std::vector<unsigned char> reply;
     bool given_up = false;
   };
-  // A StarPU-MPI callback's argument: a result arriving for launch `id`.
-  struct Arrival {
-    MpiClusterLink* link;
-    std::uint64_t id;
-  };
-
   std::uint64_t next_id() { return next_id_.fetch_add(1) + 1; }
 
   void send(int rank, Writer& w) {
@@ -351,17 +368,63 @@ class MpiClusterLink final : public backend::ClusterLink {
     return false;
   }
 
-  static void transferred(void* self) { static_cast<MpiClusterLink*>(self)->transfers_--; }
+  Staging* staging(std::size_t size) {
+    auto* s = new Staging;
+    s->bytes.resize(size);
+    starpu_variable_data_register(&s->handle, STARPU_MAIN_RAM,
+                                  reinterpret_cast<uintptr_t>(s->bytes.data()), size);
+    return s;
+  }
 
-  static void result_arrived(void* arg) {
-    auto* a = static_cast<Arrival*>(arg);
-    MpiClusterLink* link = a->link;
+  // The buffer is in main RAM, held for reading: its bytes go to the
+  // staging, then to the node.
+  static void snapshot(void* arg) {
+    auto* t = static_cast<Transfer*>(arg);
+    std::memcpy(t->staging->bytes.data(),
+                starpu_data_handle_to_pointer(t->carried.handle, STARPU_MAIN_RAM),
+                t->carried.size);
+    starpu_data_release_on_node(t->carried.handle, STARPU_MAIN_RAM);
+    starpu_mpi_isend_detached(t->staging->handle, t->rank, t->carried.tag, MPI_COMM_WORLD,
+                              &MpiClusterLink::sent, t);
+  }
+  static void sent(void* arg) {
+    auto* t = static_cast<Transfer*>(arg);
+    t->link->retire(t, false);
+  }
+  // A result is in its staging: into the buffer, held for writing.
+  static void received(void* arg) {
+    auto* t = static_cast<Transfer*>(arg);
+    starpu_data_acquire_on_node_cb(t->carried.handle, STARPU_MAIN_RAM, STARPU_W,
+                                   &MpiClusterLink::landed, t);
+  }
+  static void landed(void* arg) {
+    auto* t = static_cast<Transfer*>(arg);
+    std::memcpy(starpu_data_handle_to_pointer(t->carried.handle, STARPU_MAIN_RAM),
+                t->staging->bytes.data(), t->carried.size);
+    starpu_data_release_on_node(t->carried.handle, STARPU_MAIN_RAM);
+    t->link->retire(t, true);
+  }
+  // A transfer is over: its staging is let go on the layer's thread (not
+  // in a StarPU callback, where unregistering is not allowed).
+  void retire(Transfer* t, bool result) {
     {
-      std::lock_guard lock(link->mutex_);
-      link->arrived_.push_back(a->id);
+      std::lock_guard lock(mutex_);
+      retired_.push_back(t->staging);
+      if (result) arrived_.push_back(t->launch);
     }
-    link->transfers_--;
-    delete a;
+    transfers_--;
+    delete t;
+  }
+  void unregister_retired() {
+    std::vector<Staging*> retired;
+    {
+      std::lock_guard lock(mutex_);
+      retired.swap(retired_);
+    }
+    for (Staging* s : retired) {
+      starpu_data_unregister(s->handle);
+      delete s;
+    }
   }
 
   // The layer's thread: replies, results, and the nodes' silence.
@@ -404,6 +467,7 @@ class MpiClusterLink final : public backend::ClusterLink {
         }
       }
       for (auto& [done, result] : finished) done(result.first, result.second);
+      unregister_retired();
 
       int arrived = 0;
       MPI_Status status;
@@ -441,6 +505,20 @@ class MpiClusterLink final : public backend::ClusterLink {
     Launch& l = it->second;
     std::uint32_t status = 0;
     in.u32(status);
+    if (in.done() && static_cast<cl_int>(status) == CL_SUBMITTED) {
+      // The node waits for the buffers: each one's bytes as they are now,
+      // into a handle of the layer's own that StarPU-MPI sends, the buffer
+      // held only for the copy.
+      const std::vector<Carried> inputs = std::move(l.inputs);
+      transfers_ += inputs.size();
+      lock.unlock();
+      for (const Carried& c : inputs) {
+        auto* t = new Transfer{this, id, source, c, staging(c.size)};
+        starpu_data_acquire_on_node_cb(c.handle, STARPU_MAIN_RAM, STARPU_R,
+                                       &MpiClusterLink::snapshot, t);
+      }
+      return;
+    }
     l.status = in.done() ? static_cast<cl_int>(status) : CL_INVALID_VALUE;
     l.status_in = true;
     if (l.status != CL_COMPLETE || l.results.empty()) {
@@ -455,9 +533,11 @@ class MpiClusterLink final : public backend::ClusterLink {
     const auto results = l.results;
     transfers_ += results.size();
     lock.unlock();
-    for (const auto& [handle, tag] : results)
-      starpu_mpi_irecv_detached(handle, source, tag, MPI_COMM_WORLD,
-                                &MpiClusterLink::result_arrived, new Arrival{this, id});
+    for (const Carried& c : results) {
+      auto* t = new Transfer{this, id, source, c, staging(c.size)};
+      starpu_mpi_irecv_detached(t->staging->handle, source, c.tag, MPI_COMM_WORLD,
+                                &MpiClusterLink::received, t);
+    }
   }
 
   int size_;
@@ -474,6 +554,7 @@ class MpiClusterLink final : public backend::ClusterLink {
   std::map<std::uint64_t, Launch> launches_;
   std::map<std::uint64_t, Question> questions_;
   std::vector<std::uint64_t> arrived_;
+  std::vector<Staging*> retired_;
   std::map<std::uint64_t, std::set<int>> copies_;  // storage -> ranks holding a copy
   std::atomic<std::uint64_t> next_id_{0};
   std::int64_t next_tag_ = 1;  // under mutex_

@@ -44,7 +44,7 @@ struct BufferArg {
 
 }  // namespace
 
-NodeCommands::NodeCommands() {
+NodeCommands::NodeCommands(Reply reply) : reply_(std::move(reply)) {
   devices_ = local_devices(why_);
   if (devices_.empty()) return;
   cl_int err = CL_SUCCESS;
@@ -66,7 +66,7 @@ NodeCommands::~NodeCommands() {
   if (context_) clReleaseContext(context_);
 }
 
-std::vector<unsigned char> NodeCommands::run(std::span<const unsigned char> request) {
+void NodeCommands::run(std::span<const unsigned char> request) {
   Reader in(request);
   std::uint32_t op = 0;
   in.u32(op);
@@ -99,7 +99,7 @@ std::vector<unsigned char> NodeCommands::run(std::span<const unsigned char> requ
       if (in.u64(id)) release_storage(id);
       break;
   }
-  return std::move(out.out());
+  if (!out.out().empty()) send(out);
 }
 
 void NodeCommands::build(Reader& in, Writer& out) {
@@ -244,18 +244,22 @@ void NodeCommands::launch(Reader& in, Writer& out) {
   cl_int status = CL_SUCCESS;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i].kind != RemoteArgKind::Buffer) continue;
-    const BufferArg& b = args[i].buffer;
-    storages[i] = storage(b.storage, b.storage_size);
+    storages[i] = storage(args[i].buffer.storage, args[i].buffer.storage_size);
     if (!storages[i]) {
-      status = CL_MEM_OBJECT_ALLOCATION_FAILURE;
-      continue;
-    }
-    if (b.tag_in >= 0) {
-      starpu_mpi_req req;
-      starpu_mpi_irecv(storages[i]->handle, &req, 0, b.tag_in, MPI_COMM_WORLD);
-      receives.push_back(req);
+      out.u32(static_cast<std::uint32_t>(CL_MEM_OBJECT_ALLOCATION_FAILURE));
+      return;
     }
   }
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (storages[i] && args[i].buffer.tag_in >= 0) {
+      starpu_mpi_req req;
+      starpu_mpi_irecv(storages[i]->handle, &req, 0, args[i].buffer.tag_in, MPI_COMM_WORLD);
+      receives.push_back(req);
+    }
+  // Rank 0 sends the bytes once the receives wait for them.
+  Writer ready;
+  ready.u64(id).u32(static_cast<std::uint32_t>(CL_SUBMITTED));
+  send(ready);
   for (starpu_mpi_req& r : receives) starpu_mpi_wait(&r, MPI_STATUS_IGNORE);
   for (std::size_t i = 0; i < args.size() && status == CL_SUCCESS; ++i)
     if (storages[i] && args[i].buffer.tag_in >= 0) {
@@ -320,20 +324,16 @@ void NodeCommands::launch(Reader& in, Writer& out) {
       back.push_back(i);
     }
   out.u32(static_cast<std::uint32_t>(status == CL_SUCCESS ? CL_COMPLETE : status));
-  sent_after_reply_.clear();
-  if (status == CL_SUCCESS)
-    for (std::size_t i : back) sent_after_reply_.push_back({storages[i]->handle, args[i].buffer.tag_out});
-}
-
-void NodeCommands::send_results() {
+  send(out);
+  out.out().clear();
+  if (status != CL_SUCCESS) return;
   std::vector<starpu_mpi_req> sends;
-  for (const auto& [handle, tag] : sent_after_reply_) {
+  for (std::size_t i : back) {
     starpu_mpi_req req;
-    starpu_mpi_isend(handle, &req, 0, tag, MPI_COMM_WORLD);
+    starpu_mpi_isend(storages[i]->handle, &req, 0, args[i].buffer.tag_out, MPI_COMM_WORLD);
     sends.push_back(req);
   }
   for (starpu_mpi_req& r : sends) starpu_mpi_wait(&r, MPI_STATUS_IGNORE);
-  sent_after_reply_.clear();
 }
 
 }  // namespace parasol::cluster

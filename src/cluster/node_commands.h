@@ -11,6 +11,7 @@
 #include <starpu.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -22,21 +23,23 @@ namespace parasol::cluster {
 
 class NodeCommands {
  public:
+  // Sends one reply to rank 0 (kReplyTag).
+  using Reply = std::function<void(const std::vector<unsigned char>&)>;
   // Over the Parasol platform's devices as listed to rank 0; ok() false
   // (with why) when there is no context to be had.
-  NodeCommands();
+  explicit NodeCommands(Reply reply);
   ~NodeCommands();
   NodeCommands(const NodeCommands&) = delete;
   NodeCommands& operator=(const NodeCommands&) = delete;
   bool ok() const { return context_ != nullptr; }
   const std::string& why() const { return why_; }
 
-  // Runs one request; its reply (empty: none) to send to rank 0. Blocks
-  // while StarPU-MPI moves a launch's buffers and the kernel runs.
-  std::vector<unsigned char> run(std::span<const unsigned char> request);
-  // After a launch's reply has gone: sends the buffers it wrote back to
-  // rank 0 (StarPU-MPI), waiting until they have left.
-  void send_results();
+  // Runs one request, sending its replies. Blocks while StarPU-MPI moves
+  // a launch's buffers and the kernel runs. A launch is answered twice:
+  // CL_SUBMITTED once its buffers' receives are posted (rank 0 sends them
+  // only then: a node that never got that far holds none of rank 0's
+  // transfers), then its status, followed by the buffers it wrote.
+  void run(std::span<const unsigned char> request);
 
  private:
   struct Storage {
@@ -48,10 +51,12 @@ class NodeCommands {
   void build(Reader& in, Writer& out);
   void create_kernel(Reader& in, Writer& out);
   void launch(Reader& in, Writer& out);
+  void send(Writer& out) { reply_(out.out()); }
   // The storage's copy here, made on first use; null if it cannot be.
   Storage* storage(std::uint64_t id, std::size_t size);
   void release_storage(std::uint64_t id);
 
+  Reply reply_;
   std::string why_;
   cl_context context_ = nullptr;
   std::vector<cl_device_id> devices_;
@@ -60,7 +65,6 @@ class NodeCommands {
   std::map<std::uint64_t, cl_program> programs_;
   std::map<std::uint64_t, cl_kernel> kernels_;
   std::map<std::uint64_t, Storage> storages_;
-  std::vector<std::pair<starpu_data_handle_t, std::int64_t>> sent_after_reply_;
   bool mpi_started_ = false;
 };
 

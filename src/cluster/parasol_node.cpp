@@ -79,7 +79,10 @@ class Executor {
     // StarPU runs here (Parasol started it, listing the devices): its MPI
     // layer joins it for the buffers' bytes when rank 0 says start.
     std::optional<cluster::NodeCommands> commands;
-    commands.emplace();
+    commands.emplace([](const std::vector<unsigned char>& reply) {
+      MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_BYTE, 0, cluster::kReplyTag,
+               MPI_COMM_WORLD);
+    });
     if (!commands->ok())
       std::fprintf(stderr, "[parasol-node] rank %d: %s; commands will fail\n", rank,
                    commands->why().c_str());
@@ -90,11 +93,7 @@ class Executor {
       std::vector<unsigned char> request = std::move(requests_.front());
       requests_.pop_front();
       lock.unlock();
-      std::vector<unsigned char> reply = commands->run(request);
-      if (!reply.empty())
-        MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_BYTE, 0, cluster::kReplyTag,
-                 MPI_COMM_WORLD);
-      commands->send_results();
+      commands->run(request);
       lock.lock();
       busy_ = !requests_.empty();
     }

@@ -233,3 +233,62 @@ TEST_CASE("a user event gates a remote command; a failed one fails it", "[remote
                                  nullptr));
   for (float v : result) REQUIRE(v == 1.0f);  // ran once
 }
+
+TEST_CASE("a node that stops answering fails its commands; rank 0 goes on", "[mute]") {
+  cl_device_id remote = pocl_of_rank(1);
+  Context ctx({remote});
+  Queue q(ctx, remote);
+  const std::size_t n = 1024;
+  std::vector<float> input = iota_floats(n);
+  cl_int err = CL_SUCCESS;
+  Mem in(clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(float),
+                        input.data(), &err));
+  CL_REQUIRE(err);
+  Mem out(ctx, CL_MEM_READ_WRITE, n * sizeof(float));
+  Program prog(ctx, kSource);  // the node builds
+  Kernel scale(prog, "scale");
+  set_args(scale, in.m, out.m, 2.0f);
+
+  // The launch is never answered: its event fails after the timeout (2 s
+  // here), and what waited for it fails with it.
+  Event ran, after;
+  const auto t0 = std::chrono::steady_clock::now();
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, scale, 1, nullptr, &n, nullptr, 0, nullptr, &ran));
+  CL_REQUIRE(clEnqueueMarkerWithWaitList(q, 1, &ran.e, &after));
+  CHECK(wait_bounded(ran, 30) == CL_DEVICE_NOT_AVAILABLE);
+  CHECK(wait_bounded(after, 30) == CL_DEVICE_NOT_AVAILABLE);
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(waited >= 1.5);
+  CHECK(waited < 20);
+  CHECK(returns_within([&] { clFinish(q); }, 30));
+
+  // The node is given up: its next launch fails at once.
+  Event again;
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, scale, 1, nullptr, &n, nullptr, 0, nullptr, &again));
+  CHECK(wait_bounded(again, 5) == CL_DEVICE_NOT_AVAILABLE);
+
+  // The buffers are still rank 0's to read.
+  std::vector<float> back(n, -1.0f);
+  CHECK(returns_within([&] {
+    clEnqueueReadBuffer(q, in, CL_TRUE, 0, n * sizeof(float), back.data(), 0, nullptr, nullptr);
+  }, 30));
+  CHECK(back == input);
+
+  // Rank 0's own devices go on.
+  cl_device_id local = pocl_of_rank(0);
+  Context local_ctx({local});
+  Queue local_q(local_ctx, local);
+  Mem a(clCreateBuffer(local_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(float),
+                       input.data(), &err));
+  CL_REQUIRE(err);
+  Mem b(local_ctx, CL_MEM_READ_WRITE, n * sizeof(float));
+  Program local_prog(local_ctx, kSource);
+  Kernel local_scale(local_prog, "scale");
+  set_args(local_scale, a.m, b.m, 2.0f);
+  CL_REQUIRE(
+      clEnqueueNDRangeKernel(local_q, local_scale, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+  CL_REQUIRE(clEnqueueReadBuffer(local_q, b, CL_TRUE, 0, n * sizeof(float), back.data(), 0,
+                                 nullptr, nullptr));
+  for (std::size_t i = 0; i < n; ++i) REQUIRE(back[i] == input[i] * 2.0f);
+}
