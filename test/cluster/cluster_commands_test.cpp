@@ -292,3 +292,67 @@ TEST_CASE("a node that stops answering fails its commands; rank 0 goes on", "[mu
                                  nullptr, nullptr));
   for (std::size_t i = 0; i < n; ++i) REQUIRE(back[i] == input[i] * 2.0f);
 }
+
+TEST_CASE("context queues of contexts holding remote devices run their kernels", "[remote]") {
+  const std::size_t n = 1 << 14;
+  std::vector<float> input = iota_floats(n);
+  // Only remote devices: the first one runs it. Mixed: this process's
+  // devices do (placing across ranks is not done).
+  for (const std::vector<cl_device_id>& devs :
+       {std::vector<cl_device_id>{pocl_of_rank(1)},
+        std::vector<cl_device_id>{pocl_of_rank(0), pocl_of_rank(1)}}) {
+    Context ctx(devs);
+    cl_int err = CL_SUCCESS;
+    cl_command_queue q = clCreateCommandQueue(ctx, nullptr, 0, &err);
+    CL_REQUIRE(err);
+    Mem in(clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(float),
+                          input.data(), &err));
+    CL_REQUIRE(err);
+    Mem out(ctx, CL_MEM_READ_WRITE, n * sizeof(float));
+    Program prog(ctx, kSource);
+    Kernel scale(prog, "scale");
+    set_args(scale, in.m, out.m, 4.0f);
+    Event ran;
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, scale, 1, nullptr, &n, nullptr, 0, nullptr, &ran));
+    std::vector<float> result(n, -1.0f);
+    CL_REQUIRE(clEnqueueReadBuffer(q, out, CL_TRUE, 0, n * sizeof(float), result.data(), 1,
+                                   &ran.e, nullptr));
+    CHECK(event_status(ran) == CL_COMPLETE);
+    for (std::size_t i = 0; i < n; ++i) REQUIRE(result[i] == input[i] * 4.0f);
+    clReleaseCommandQueue(q);
+  }
+}
+
+// Not a ctest test: the per-command latency of a small kernel, each
+// launch waited for, on rank 0's PoCL device and on rank 1's.
+TEST_CASE("per-command latency, local and remote", "[.latency]") {
+  for (int rank : {0, 1}) {
+    cl_device_id d = pocl_of_rank(rank);
+    Context ctx({d});
+    Queue q(ctx, d);
+    const std::size_t n = 256;
+    std::vector<float> zeros(n, 0.0f);
+    cl_int err = CL_SUCCESS;
+    Mem buf(clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float),
+                           zeros.data(), &err));
+    CL_REQUIRE(err);
+    Program prog(ctx, kSource);
+    Kernel add_one(prog, "add_one");
+    set_args(add_one, buf.m);
+    for (int warm = 0; warm < 20; ++warm) {
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, add_one, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+      CL_REQUIRE(clFinish(q));
+    }
+    const int runs = 300;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < runs; ++i) {
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, add_one, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+      CL_REQUIRE(clFinish(q));
+    }
+    const double us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+        runs;
+    std::printf("rank %d (%s): %.1f us per kernel launch waited for\n", rank,
+                rank ? "remote" : "local", us);
+  }
+}
