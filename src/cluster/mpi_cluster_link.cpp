@@ -18,6 +18,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -26,6 +27,7 @@
 
 #include "backend/cluster_link.h"
 #include "cluster/protocol.h"
+#include "cluster/staged_bytes.h"
 
 namespace parasol::cluster {
 namespace {
@@ -33,6 +35,9 @@ namespace {
 using backend::RankDevices;
 
 using Clock = std::chrono::steady_clock;
+// How long the layer's thread and a node keep polling quickly after their
+// last work.
+constexpr auto kWarm = std::chrono::milliseconds(50);
 using Done = std::function<void(cl_int, const std::string&)>;
 
 class MpiClusterLink final : public backend::ClusterLink {
@@ -282,20 +287,15 @@ class MpiClusterLink final : public backend::ClusterLink {
     std::int64_t tag;
     std::size_t size;
   };
-  // Main-RAM bytes with a StarPU handle of the layer's own, which
-  // StarPU-MPI sends from or receives into: a transfer that never ends (a
-  // node that stopped answering) holds it, never the application's buffer.
-  struct Staging {
-    std::vector<std::byte> bytes;
-    starpu_data_handle_t handle = nullptr;
-  };
-  // One transfer in flight, its callbacks' argument.
+  // One transfer in flight, its callbacks' argument. StarPU-MPI sends from
+  // or receives into its staging: a transfer that never ends (a node that
+  // stopped answering) holds that, never the application's buffer.
   struct Transfer {
     MpiClusterLink* link;
     std::uint64_t launch;
     int rank;
     Carried carried;
-    Staging* staging;
+    std::unique_ptr<StagedBytes> staging;
   };
   // A launch in flight: its node's status, then the buffers it wrote.
   struct Launch {
@@ -368,14 +368,6 @@ class MpiClusterLink final : public backend::ClusterLink {
     return false;
   }
 
-  Staging* staging(std::size_t size) {
-    auto* s = new Staging;
-    s->bytes.resize(size);
-    starpu_variable_data_register(&s->handle, STARPU_MAIN_RAM,
-                                  reinterpret_cast<uintptr_t>(s->bytes.data()), size);
-    return s;
-  }
-
   // The buffer is in main RAM, held for reading: its bytes go to the
   // staging, then to the node.
   static void snapshot(void* arg) {
@@ -409,32 +401,28 @@ class MpiClusterLink final : public backend::ClusterLink {
   void retire(Transfer* t, bool result) {
     {
       std::lock_guard lock(mutex_);
-      retired_.push_back(t->staging);
+      retired_.push_back(std::move(t->staging));
       if (result) arrived_.push_back(t->launch);
     }
     transfers_--;
     delete t;
   }
   void unregister_retired() {
-    std::vector<Staging*> retired;
-    {
-      std::lock_guard lock(mutex_);
-      retired.swap(retired_);
-    }
-    for (Staging* s : retired) {
-      starpu_data_unregister(s->handle);
-      delete s;
-    }
+    std::vector<std::unique_ptr<StagedBytes>> retired;  // unregistered after the lock goes
+    std::lock_guard lock(mutex_);
+    retired.swap(retired_);
   }
 
   // The layer's thread: replies, results, and the nodes' silence.
   void progress() {
+    auto last_busy = Clock::now();
     for (;;) {
       std::vector<std::pair<Done, std::pair<cl_int, std::string>>> finished;
       bool idle = true;
       {
         std::unique_lock lock(mutex_);
         if (stopping_) return;
+        if (!launches_.empty() || !questions_.empty()) last_busy = Clock::now();
         for (std::uint64_t id : arrived_) {
           auto it = launches_.find(id);
           if (it != launches_.end() && --it->second.receiving == 0) {
@@ -483,7 +471,12 @@ class MpiClusterLink final : public backend::ClusterLink {
                  MPI_STATUS_IGNORE);
         replied(source, std::move(bytes));
       }
-      if (idle) std::this_thread::sleep_for(std::chrono::microseconds(100));
+      // Quick to answer while commands come, sparing the core otherwise.
+      if (!idle) last_busy = Clock::now();
+      if (idle)  // nothing received
+        std::this_thread::sleep_for(Clock::now() - last_busy < kWarm
+                                        ? std::chrono::microseconds(100)
+                                        : std::chrono::microseconds(2000));
     }
   }
 
@@ -513,7 +506,7 @@ class MpiClusterLink final : public backend::ClusterLink {
       transfers_ += inputs.size();
       lock.unlock();
       for (const Carried& c : inputs) {
-        auto* t = new Transfer{this, id, source, c, staging(c.size)};
+        auto* t = new Transfer{this, id, source, c, std::make_unique<StagedBytes>(c.size)};
         starpu_data_acquire_on_node_cb(c.handle, STARPU_MAIN_RAM, STARPU_R,
                                        &MpiClusterLink::snapshot, t);
       }
@@ -534,7 +527,7 @@ class MpiClusterLink final : public backend::ClusterLink {
     transfers_ += results.size();
     lock.unlock();
     for (const Carried& c : results) {
-      auto* t = new Transfer{this, id, source, c, staging(c.size)};
+      auto* t = new Transfer{this, id, source, c, std::make_unique<StagedBytes>(c.size)};
       starpu_mpi_irecv_detached(t->staging->handle, source, c.tag, MPI_COMM_WORLD,
                                 &MpiClusterLink::received, t);
     }
@@ -554,7 +547,7 @@ class MpiClusterLink final : public backend::ClusterLink {
   std::map<std::uint64_t, Launch> launches_;
   std::map<std::uint64_t, Question> questions_;
   std::vector<std::uint64_t> arrived_;
-  std::vector<Staging*> retired_;
+  std::vector<std::unique_ptr<StagedBytes>> retired_;
   std::map<std::uint64_t, std::set<int>> copies_;  // storage -> ranks holding a copy
   std::atomic<std::uint64_t> next_id_{0};
   std::int64_t next_tag_ = 1;  // under mutex_

@@ -48,22 +48,14 @@ NodeCommands::NodeCommands(Reply reply) : reply_(std::move(reply)) {
   devices_ = local_devices(why_);
   if (devices_.empty()) return;
   cl_int err = CL_SUCCESS;
-  context_ = clCreateContext(nullptr, static_cast<cl_uint>(devices_.size()), devices_.data(),
-                             nullptr, nullptr, &err);
+  context_.reset(clCreateContext(nullptr, static_cast<cl_uint>(devices_.size()), devices_.data(),
+                                 nullptr, nullptr, &err));
   if (!context_) {
     why_ = "no context over this machine's Parasol devices (error " + std::to_string(err) + ")";
     return;
   }
-  for (cl_device_id d : devices_) queues_.push_back(clCreateCommandQueue(context_, d, 0, &err));
-}
-
-NodeCommands::~NodeCommands() {
-  for (auto& [id, k] : kernels_) clReleaseKernel(k);
-  for (auto& [id, p] : programs_) clReleaseProgram(p);
-  while (!storages_.empty()) release_storage(storages_.begin()->first);
-  for (cl_command_queue q : queues_)
-    if (q) clReleaseCommandQueue(q);
-  if (context_) clReleaseContext(context_);
+  for (cl_device_id d : devices_)
+    queues_.emplace_back(clCreateCommandQueue(context_.get(), d, 0, &err));
 }
 
 void NodeCommands::run(std::span<const unsigned char> request) {
@@ -84,19 +76,13 @@ void NodeCommands::run(std::span<const unsigned char> request) {
     case Op::CreateKernel: create_kernel(in, out); break;
     case Op::Launch: launch(in, out); break;
     case Op::ReleaseProgram:
-      if (in.u64(id) && programs_.count(id)) {
-        clReleaseProgram(programs_[id]);
-        programs_.erase(id);
-      }
+      if (in.u64(id)) programs_.erase(id);
       break;
     case Op::ReleaseKernel:
-      if (in.u64(id) && kernels_.count(id)) {
-        clReleaseKernel(kernels_[id]);
-        kernels_.erase(id);
-      }
+      if (in.u64(id)) kernels_.erase(id);
       break;
     case Op::ReleaseStorage:
-      if (in.u64(id)) release_storage(id);
+      if (in.u64(id)) storages_.erase(id);
       break;
   }
   if (!out.out().empty()) send(out);
@@ -118,7 +104,7 @@ void NodeCommands::build(Reader& in, Writer& out) {
   const char* text = source.c_str();
   const std::size_t length = source.size();
   cl_int err = CL_SUCCESS;
-  cl_program program = clCreateProgramWithSource(context_, 1, &text, &length, &err);
+  OwnedProgram program(clCreateProgramWithSource(context_.get(), 1, &text, &length, &err));
   if (!program) {
     out.u32(0).str("clCreateProgramWithSource failed on the node (error " + std::to_string(err) +
                    ")")
@@ -126,17 +112,16 @@ void NodeCommands::build(Reader& in, Writer& out) {
         .u32(0);
     return;
   }
-  err = clBuildProgram(program, 1, &devices_[device], options.c_str(), nullptr, nullptr);
-  const std::string log = build_log(program, devices_[device]);
+  err = clBuildProgram(program.get(), 1, &devices_[device], options.c_str(), nullptr, nullptr);
+  const std::string log = build_log(program.get(), devices_[device]);
   if (err != CL_SUCCESS) {
-    clReleaseProgram(program);
     out.u32(0).str(log.empty() ? "build failed (error " + std::to_string(err) + ")" : log);
     out.u64(0).u32(0);
     return;
   }
   const std::uint64_t program_id = next_id_++;
-  programs_[program_id] = program;
-  const std::vector<std::string> names = kernel_names(program);
+  const std::vector<std::string> names = kernel_names(program.get());
+  programs_[program_id] = std::move(program);
   out.u32(1).str(log).u64(program_id).u32(static_cast<std::uint32_t>(names.size()));
   for (const std::string& n : names) out.str(n);
 }
@@ -150,44 +135,34 @@ void NodeCommands::create_kernel(Reader& in, Writer& out) {
   out.u64(id);
   auto it = programs_.find(program);
   cl_int err = CL_INVALID_PROGRAM_EXECUTABLE;
-  cl_kernel kernel = it == programs_.end() || !in.ok()
+  OwnedKernel kernel(it == programs_.end() || !in.ok()
                          ? nullptr
-                         : clCreateKernel(it->second, name.c_str(), &err);
+                         : clCreateKernel(it->second.get(), name.c_str(), &err));
   if (!kernel) {
     out.u32(static_cast<std::uint32_t>(err)).u64(0).u64(0).u64(0).u64(0).u64(0);
     return;
   }
   cl_device_id device = nullptr;
-  clGetProgramInfo(it->second, CL_PROGRAM_DEVICES, sizeof device, &device, nullptr);
+  clGetProgramInfo(it->second.get(), CL_PROGRAM_DEVICES, sizeof device, &device, nullptr);
   std::size_t wgs = 0, reqd[3] = {0, 0, 0};
-  clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wgs, &wgs, nullptr);
-  clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd, reqd,
+  clGetKernelWorkGroupInfo(kernel.get(), device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wgs, &wgs,
                            nullptr);
+  clGetKernelWorkGroupInfo(kernel.get(), device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd,
+                           reqd, nullptr);
   const std::uint64_t kernel_id = next_id_++;
-  kernels_[kernel_id] = kernel;
+  kernels_[kernel_id] = std::move(kernel);
   out.u32(CL_SUCCESS).u64(kernel_id).u64(wgs).u64(reqd[0]).u64(reqd[1]).u64(reqd[2]);
 }
 
 NodeCommands::Storage* NodeCommands::storage(std::uint64_t id, std::size_t size) {
   auto it = storages_.find(id);
-  if (it != storages_.end()) return it->second.size == size ? &it->second : nullptr;
-  Storage s;
-  s.size = size;
-  s.staging.resize(size);
+  if (it != storages_.end()) return it->second->size() == size ? it->second.get() : nullptr;
   cl_int err = CL_SUCCESS;
-  s.mem = clCreateBuffer(context_, CL_MEM_READ_WRITE, size, nullptr, &err);
-  if (!s.mem) return nullptr;
-  starpu_variable_data_register(&s.handle, STARPU_MAIN_RAM,
-                                reinterpret_cast<uintptr_t>(s.staging.data()), size);
-  return &storages_.emplace(id, std::move(s)).first->second;
-}
-
-void NodeCommands::release_storage(std::uint64_t id) {
-  auto it = storages_.find(id);
-  if (it == storages_.end()) return;
-  starpu_data_unregister(it->second.handle);
-  clReleaseMemObject(it->second.mem);
-  storages_.erase(it);
+  OwnedMem mem(clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, size, nullptr, &err));
+  if (!mem) return nullptr;
+  auto s = std::make_unique<Storage>(size);
+  s->mem = std::move(mem);
+  return storages_.emplace(id, std::move(s)).first->second.get();
 }
 
 void NodeCommands::launch(Reader& in, Writer& out) {
@@ -234,8 +209,8 @@ void NodeCommands::launch(Reader& in, Writer& out) {
     out.u32(static_cast<std::uint32_t>(CL_INVALID_VALUE));
     return;
   }
-  cl_kernel kernel = kernel_it->second;
-  cl_command_queue queue = queues_[device];
+  cl_kernel kernel = kernel_it->second.get();
+  cl_command_queue queue = queues_[device].get();
 
   // The buffers' bytes, by StarPU-MPI from rank 0's handles, then into the
   // device's buffers.
@@ -253,7 +228,8 @@ void NodeCommands::launch(Reader& in, Writer& out) {
   for (std::size_t i = 0; i < args.size(); ++i)
     if (storages[i] && args[i].buffer.tag_in >= 0) {
       starpu_mpi_req req;
-      starpu_mpi_irecv(storages[i]->handle, &req, 0, args[i].buffer.tag_in, MPI_COMM_WORLD);
+      starpu_mpi_irecv(storages[i]->staging.handle, &req, 0, args[i].buffer.tag_in,
+                       MPI_COMM_WORLD);
       receives.push_back(req);
     }
   // Rank 0 sends the bytes once the receives wait for them.
@@ -263,13 +239,14 @@ void NodeCommands::launch(Reader& in, Writer& out) {
   for (starpu_mpi_req& r : receives) starpu_mpi_wait(&r, MPI_STATUS_IGNORE);
   for (std::size_t i = 0; i < args.size() && status == CL_SUCCESS; ++i)
     if (storages[i] && args[i].buffer.tag_in >= 0) {
-      starpu_data_acquire(storages[i]->handle, STARPU_R);
-      status = clEnqueueWriteBuffer(queue, storages[i]->mem, CL_TRUE, 0, storages[i]->size,
-                                    storages[i]->staging.data(), 0, nullptr, nullptr);
-      starpu_data_release(storages[i]->handle);
+      Storage& st = *storages[i];
+      starpu_data_acquire(st.staging.handle, STARPU_R);
+      status = clEnqueueWriteBuffer(queue, st.mem.get(), CL_TRUE, 0, st.size(),
+                                    st.staging.bytes.data(), 0, nullptr, nullptr);
+      starpu_data_release(st.staging.handle);
     }
 
-  std::vector<cl_mem> windows;  // sub-buffers made for this launch
+  std::vector<OwnedMem> windows;  // sub-buffers made for this launch
   for (std::size_t i = 0; i < args.size() && status == CL_SUCCESS; ++i) {
     const auto index = static_cast<cl_uint>(i);
     const Arg& a = args[i];
@@ -284,11 +261,11 @@ void NodeCommands::launch(Reader& in, Writer& out) {
         status = clSetKernelArg(kernel, index, sizeof(cl_mem), nullptr);
         break;
       case RemoteArgKind::Buffer: {
-        cl_mem mem = storages[i]->mem;
+        cl_mem mem = storages[i]->mem.get();
         if (a.buffer.offset != 0 || a.buffer.size != a.buffer.storage_size) {
           const cl_buffer_region region{a.buffer.offset, a.buffer.size};
           mem = clCreateSubBuffer(mem, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
-          if (mem) windows.push_back(mem);
+          if (mem) windows.emplace_back(mem);
         }
         if (status == CL_SUCCESS) status = clSetKernelArg(kernel, index, sizeof mem, &mem);
         break;
@@ -296,31 +273,32 @@ void NodeCommands::launch(Reader& in, Writer& out) {
     }
   }
   if (status == CL_SUCCESS) {
-    cl_event done = nullptr;
+    cl_event launched = nullptr;
     const std::size_t offsets[3] = {offset[0], offset[1], offset[2]};
     const std::size_t globals[3] = {global[0], global[1], global[2]};
     const std::size_t locals[3] = {local[0], local[1], local[2]};
     status = clEnqueueNDRangeKernel(queue, kernel, dims, offsets, globals,
-                                    locals[0] ? locals : nullptr, 0, nullptr, &done);
+                                    locals[0] ? locals : nullptr, 0, nullptr, &launched);
+    OwnedEvent done(launched);
     if (status == CL_SUCCESS) {
-      clWaitForEvents(1, &done);
+      clWaitForEvents(1, &launched);
       cl_int run = CL_COMPLETE;
-      clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof run, &run, nullptr);
-      clReleaseEvent(done);
+      clGetEventInfo(launched, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof run, &run, nullptr);
       if (run < 0) status = run;
     }
   }
-  for (cl_mem w : windows) clReleaseMemObject(w);
+  windows.clear();
 
   // What the kernel may have written goes back, behind the status: rank 0
   // receives it only after a success.
   std::vector<std::size_t> back;
   for (std::size_t i = 0; i < args.size() && status == CL_SUCCESS; ++i)
     if (storages[i] && args[i].buffer.tag_out >= 0) {
-      starpu_data_acquire(storages[i]->handle, STARPU_W);
-      status = clEnqueueReadBuffer(queue, storages[i]->mem, CL_TRUE, 0, storages[i]->size,
-                                   storages[i]->staging.data(), 0, nullptr, nullptr);
-      starpu_data_release(storages[i]->handle);
+      Storage& st = *storages[i];
+      starpu_data_acquire(st.staging.handle, STARPU_W);
+      status = clEnqueueReadBuffer(queue, st.mem.get(), CL_TRUE, 0, st.size(),
+                                   st.staging.bytes.data(), 0, nullptr, nullptr);
+      starpu_data_release(st.staging.handle);
       back.push_back(i);
     }
   out.u32(static_cast<std::uint32_t>(status == CL_SUCCESS ? CL_COMPLETE : status));
@@ -330,7 +308,8 @@ void NodeCommands::launch(Reader& in, Writer& out) {
   std::vector<starpu_mpi_req> sends;
   for (std::size_t i : back) {
     starpu_mpi_req req;
-    starpu_mpi_isend(storages[i]->handle, &req, 0, args[i].buffer.tag_out, MPI_COMM_WORLD);
+    starpu_mpi_isend(storages[i]->staging.handle, &req, 0, args[i].buffer.tag_out,
+                     MPI_COMM_WORLD);
     sends.push_back(req);
   }
   for (starpu_mpi_req& r : sends) starpu_mpi_wait(&r, MPI_STATUS_IGNORE);

@@ -13,13 +13,30 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <type_traits>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "cluster/protocol.h"
+#include "cluster/staged_bytes.h"
 
 namespace parasol::cluster {
+
+// An OpenCL handle released once, with its owner.
+template <typename T, cl_int (*Release)(T)>
+struct Releaser {
+  void operator()(T h) const { Release(h); }
+};
+template <typename T, cl_int (*Release)(T)>
+using Owned = std::unique_ptr<std::remove_pointer_t<T>, Releaser<T, Release>>;
+using OwnedContext = Owned<cl_context, &clReleaseContext>;
+using OwnedQueue = Owned<cl_command_queue, &clReleaseCommandQueue>;
+using OwnedProgram = Owned<cl_program, &clReleaseProgram>;
+using OwnedKernel = Owned<cl_kernel, &clReleaseKernel>;
+using OwnedMem = Owned<cl_mem, &clReleaseMemObject>;
+using OwnedEvent = Owned<cl_event, &clReleaseEvent>;
 
 class NodeCommands {
  public:
@@ -28,7 +45,6 @@ class NodeCommands {
   // Over the Parasol platform's devices as listed to rank 0; ok() false
   // (with why) when there is no context to be had.
   explicit NodeCommands(Reply reply);
-  ~NodeCommands();
   NodeCommands(const NodeCommands&) = delete;
   NodeCommands& operator=(const NodeCommands&) = delete;
   bool ok() const { return context_ != nullptr; }
@@ -42,11 +58,13 @@ class NodeCommands {
   void run(std::span<const unsigned char> request);
 
  private:
+  // A buffer's storage on rank 0, copied here: the device's buffer and
+  // the staging StarPU-MPI fills and sends.
   struct Storage {
-    cl_mem mem = nullptr;
-    std::vector<std::byte> staging;
-    starpu_data_handle_t handle = nullptr;
-    std::size_t size = 0;
+    explicit Storage(std::size_t size) : staging(size) {}
+    OwnedMem mem;
+    StagedBytes staging;
+    std::size_t size() const { return staging.bytes.size(); }
   };
   void build(Reader& in, Writer& out);
   void create_kernel(Reader& in, Writer& out);
@@ -54,17 +72,18 @@ class NodeCommands {
   void send(Writer& out) { reply_(out.out()); }
   // The storage's copy here, made on first use; null if it cannot be.
   Storage* storage(std::uint64_t id, std::size_t size);
-  void release_storage(std::uint64_t id);
 
   Reply reply_;
   std::string why_;
-  cl_context context_ = nullptr;
   std::vector<cl_device_id> devices_;
-  std::vector<cl_command_queue> queues_;
+  OwnedContext context_;
+  std::vector<OwnedQueue> queues_;
   std::uint64_t next_id_ = 1;
-  std::map<std::uint64_t, cl_program> programs_;
-  std::map<std::uint64_t, cl_kernel> kernels_;
-  std::map<std::uint64_t, Storage> storages_;
+  std::map<std::uint64_t, OwnedProgram> programs_;
+  std::map<std::uint64_t, OwnedKernel> kernels_;
+  // Declared last: released first (each storage's StarPU handle before
+  // the context).
+  std::map<std::uint64_t, std::unique_ptr<Storage>> storages_;
   bool mpi_started_ = false;
 };
 

@@ -61,6 +61,29 @@ __kernel void group_sum(__global const float* in, __global float* sums, __local 
 }
 )";
 
+// A buffer of ctx created with a copy of v.
+cl_mem copy_of(cl_context ctx, cl_mem_flags flags, const std::vector<float>& v) {
+  cl_int err = CL_SUCCESS;
+  cl_mem m = clCreateBuffer(ctx, flags | CL_MEM_COPY_HOST_PTR, v.size() * sizeof(float),
+                            const_cast<float*>(v.data()), &err);
+  CL_REQUIRE(err);
+  return m;
+}
+
+// A context of one device, a queue, a buffer of n zeros, and add_one set on it.
+struct AddOneOn {
+  AddOneOn(cl_device_id d, std::size_t n)
+      : ctx({d}), q(ctx, d), buf(copy_of(ctx, CL_MEM_READ_WRITE, std::vector<float>(n, 0.0f))),
+        prog(ctx, kSource), add_one(prog, "add_one") {
+    set_args(add_one, buf.m);
+  }
+  Context ctx;
+  Queue q;
+  Mem buf;
+  Program prog;
+  Kernel add_one;
+};
+
 std::vector<float> iota_floats(std::size_t n) {
   std::vector<float> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i % 1000) * 0.5f;
@@ -77,9 +100,7 @@ TEST_CASE("a context of one remote device runs buffers, a program and kernels th
   const std::size_t n = 4096;
   std::vector<float> input = iota_floats(n);
   cl_int err = CL_SUCCESS;
-  Mem in(clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(float),
-                        input.data(), &err));
-  CL_REQUIRE(err);
+  Mem in(copy_of(ctx, CL_MEM_READ_ONLY, input));
   Mem out(ctx, CL_MEM_READ_WRITE, n * sizeof(float));
 
   Program prog(ctx, kSource);
@@ -108,6 +129,20 @@ TEST_CASE("a context of one remote device runs buffers, a program and kernels th
   CL_REQUIRE(clEnqueueReadBuffer(q, out, CL_TRUE, 0, n * sizeof(float), result.data(), 0, nullptr,
                                  nullptr));
   for (std::size_t i = 0; i < n; ++i) REQUIRE(result[i] == 2.0f);
+
+  // A sub-buffer: the second half of out gets one more; the first half
+  // stays as it was.
+  const cl_buffer_region half{n / 2 * sizeof(float), n / 2 * sizeof(float)};
+  cl_mem second_half =
+      clCreateSubBuffer(out, 0, CL_BUFFER_CREATE_TYPE_REGION, &half, &err);
+  CL_REQUIRE(err);
+  Mem window(second_half);
+  set_args(add_one, window.m);
+  const std::size_t half_n = n / 2;
+  CL_REQUIRE(clEnqueueNDRangeKernel(q, add_one, 1, nullptr, &half_n, nullptr, 0, nullptr, nullptr));
+  CL_REQUIRE(clEnqueueReadBuffer(q, out, CL_TRUE, 0, n * sizeof(float), result.data(), 0, nullptr,
+                                 nullptr));
+  for (std::size_t i = 0; i < n; ++i) REQUIRE(result[i] == (i < n / 2 ? 2.0f : 3.0f));
 
   // __local memory, a local size, and a non-blocking read waited for.
   const std::size_t local = 64, groups = n / local;
@@ -156,10 +191,7 @@ TEST_CASE("a kernel chain hops from rank 0's PoCL device to each other rank's an
   for (cl_device_id d : chain) queues.push_back(std::make_unique<Queue>(ctx, d));
   const std::size_t n = 1 << 16;
   std::vector<float> input = iota_floats(n);
-  cl_int err = CL_SUCCESS;
-  Mem a(clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float),
-                       input.data(), &err));
-  CL_REQUIRE(err);
+  Mem a(copy_of(ctx, CL_MEM_READ_WRITE, input));
   Mem b(ctx, CL_MEM_READ_WRITE, n * sizeof(float));
   Program prog(ctx, kSource);
   Kernel scale(prog, "scale");
@@ -200,20 +232,12 @@ TEST_CASE("a kernel chain hops from rank 0's PoCL device to each other rank's an
 }
 
 TEST_CASE("a user event gates a remote command; a failed one fails it", "[remote]") {
-  cl_device_id remote = pocl_of_rank(1);
-  Context ctx({remote});
-  Queue q(ctx, remote);
   const std::size_t n = 256;
-  std::vector<float> zeros(n, 0.0f);
-  cl_int err = CL_SUCCESS;
-  Mem buf(clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float),
-                         zeros.data(), &err));
-  CL_REQUIRE(err);
-  Program prog(ctx, kSource);
-  Kernel add_one(prog, "add_one");
-  set_args(add_one, buf.m);
+  AddOneOn on(pocl_of_rank(1), n);
+  cl_command_queue q = on.q;
+  cl_kernel add_one = on.add_one;
 
-  UserEvent gate(ctx);
+  UserEvent gate(on.ctx);
   Event ran;
   CL_REQUIRE(clEnqueueNDRangeKernel(q, add_one, 1, nullptr, &n, nullptr, 1, gate.ptr(), &ran));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -221,7 +245,7 @@ TEST_CASE("a user event gates a remote command; a failed one fails it", "[remote
   gate.set(CL_COMPLETE);
   CHECK(wait_bounded(ran) == CL_COMPLETE);
 
-  UserEvent failing(ctx);
+  UserEvent failing(on.ctx);
   Event skipped;
   CL_REQUIRE(
       clEnqueueNDRangeKernel(q, add_one, 1, nullptr, &n, nullptr, 1, failing.ptr(), &skipped));
@@ -229,8 +253,8 @@ TEST_CASE("a user event gates a remote command; a failed one fails it", "[remote
   CHECK(wait_bounded(skipped) == -42);
 
   std::vector<float> result(n, -1.0f);
-  CL_REQUIRE(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, n * sizeof(float), result.data(), 0, nullptr,
-                                 nullptr));
+  CL_REQUIRE(clEnqueueReadBuffer(q, on.buf, CL_TRUE, 0, n * sizeof(float), result.data(), 0,
+                                 nullptr, nullptr));
   for (float v : result) REQUIRE(v == 1.0f);  // ran once
 }
 
@@ -240,10 +264,7 @@ TEST_CASE("a node that stops answering fails its commands; rank 0 goes on", "[mu
   Queue q(ctx, remote);
   const std::size_t n = 1024;
   std::vector<float> input = iota_floats(n);
-  cl_int err = CL_SUCCESS;
-  Mem in(clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(float),
-                        input.data(), &err));
-  CL_REQUIRE(err);
+  Mem in(copy_of(ctx, CL_MEM_READ_ONLY, input));
   Mem out(ctx, CL_MEM_READ_WRITE, n * sizeof(float));
   Program prog(ctx, kSource);  // the node builds
   Kernel scale(prog, "scale");
@@ -279,9 +300,7 @@ TEST_CASE("a node that stops answering fails its commands; rank 0 goes on", "[mu
   cl_device_id local = pocl_of_rank(0);
   Context local_ctx({local});
   Queue local_q(local_ctx, local);
-  Mem a(clCreateBuffer(local_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(float),
-                       input.data(), &err));
-  CL_REQUIRE(err);
+  Mem a(copy_of(local_ctx, CL_MEM_READ_ONLY, input));
   Mem b(local_ctx, CL_MEM_READ_WRITE, n * sizeof(float));
   Program local_prog(local_ctx, kSource);
   Kernel local_scale(local_prog, "scale");
@@ -305,9 +324,7 @@ TEST_CASE("context queues of contexts holding remote devices run their kernels",
     cl_int err = CL_SUCCESS;
     cl_command_queue q = clCreateCommandQueue(ctx, nullptr, 0, &err);
     CL_REQUIRE(err);
-    Mem in(clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(float),
-                          input.data(), &err));
-    CL_REQUIRE(err);
+    Mem in(copy_of(ctx, CL_MEM_READ_ONLY, input));
     Mem out(ctx, CL_MEM_READ_WRITE, n * sizeof(float));
     Program prog(ctx, kSource);
     Kernel scale(prog, "scale");
@@ -327,18 +344,10 @@ TEST_CASE("context queues of contexts holding remote devices run their kernels",
 // launch waited for, on rank 0's PoCL device and on rank 1's.
 TEST_CASE("per-command latency, local and remote", "[.latency]") {
   for (int rank : {0, 1}) {
-    cl_device_id d = pocl_of_rank(rank);
-    Context ctx({d});
-    Queue q(ctx, d);
     const std::size_t n = 256;
-    std::vector<float> zeros(n, 0.0f);
-    cl_int err = CL_SUCCESS;
-    Mem buf(clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float),
-                           zeros.data(), &err));
-    CL_REQUIRE(err);
-    Program prog(ctx, kSource);
-    Kernel add_one(prog, "add_one");
-    set_args(add_one, buf.m);
+    AddOneOn on(pocl_of_rank(rank), n);
+    cl_command_queue q = on.q;
+    cl_kernel add_one = on.add_one;
     for (int warm = 0; warm < 20; ++warm) {
       CL_REQUIRE(clEnqueueNDRangeKernel(q, add_one, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
       CL_REQUIRE(clFinish(q));
