@@ -3,9 +3,11 @@
 // vendor's OpenCL; Parasol's native CPU device (native/native_device.cpp),
 // whose programs kernels-pass compiles and whose kernels run on a StarPU CPU
 // worker; and a device of another rank of an MPI job (remote_device.cpp),
-// which answers queries with what its node reported. The layers above ask a device's
+// which answers queries with what its node reported and whose node builds
+// its programs and makes its kernels. The layers above ask a device's
 // backend, or read its traits (vendor_traits.h); they never ask which kind
-// it is.
+// it is, except that a launch on a device whose commands another process
+// runs (remote_place()) goes there (runtime/submit.cpp).
 #pragma once
 
 #include <CL/cl.h>
