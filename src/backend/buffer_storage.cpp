@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "backend/cluster.h"
 #include "backend/deferred_release.h"
 #include "backend/starpu_runtime.h"
 
@@ -40,8 +41,19 @@ VendorCopies& BufferStorage::vendor_copies() {
   return *vendor_copies_;
 }
 
+std::uint64_t BufferStorage::remote_id() {
+  static std::atomic<std::uint64_t> next{0};
+  std::uint64_t id = remote_id_.load(std::memory_order_acquire);
+  if (id) return id;
+  const std::uint64_t mine = next.fetch_add(1) + 1;
+  return remote_id_.compare_exchange_strong(id, mine, std::memory_order_acq_rel) ? mine : id;
+}
+
 BufferStorage::~BufferStorage() {
   if (handle_ && g_release_hook) g_release_hook(handle_);
+  // The nodes' copies go with it.
+  if (const std::uint64_t id = remote_id_.load(std::memory_order_acquire))
+    if (ClusterLink* link = cluster_link()) link->release_storage(id);
   defer_release([handle = handle_, host = owns_host_ ? host_ : nullptr,
                  callbacks = std::move(after_release_)] {
     if (handle)

@@ -5,7 +5,9 @@
 
 #include <starpu.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -28,6 +30,10 @@ class BufferStorage {
   std::byte* host() const { return host_; }
   std::size_t size() const { return size_; }
 
+  // Its name to the nodes of an MPI job that hold a copy of it (commands on
+  // another rank's device), given on first use.
+  std::uint64_t remote_id();
+
   // Its copies in vendors' memory for split launches, made on first use.
   VendorCopies& vendor_copies();
   // Runs after StarPU let go of the memory (clSetMemObjectDestructorCallback).
@@ -43,6 +49,7 @@ class BufferStorage {
   starpu_data_handle_t handle_ = nullptr;
   std::vector<std::function<void()>> after_release_;
   std::once_flag copies_once_;
+  std::atomic<std::uint64_t> remote_id_{0};
   std::unique_ptr<VendorCopies> vendor_copies_;
 };
 

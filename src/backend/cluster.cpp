@@ -80,6 +80,12 @@ const std::vector<RankDevices>& join_cluster() {
   return ranks;
 }
 
+ClusterLink* cluster_link() { return g_joined.load() ? g_link : nullptr; }
+
+void stop_cluster_commands() {
+  if (g_link) g_link->stop_commands();
+}
+
 namespace {
 
 // The nodes wait in MPI_Init until rank 0 joins: a process that loads

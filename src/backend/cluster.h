@@ -17,4 +17,12 @@ namespace parasol::backend {
 // it tells the nodes to end.
 const std::vector<RankDevices>& join_cluster();
 
+// The MPI layer, once joined; null outside rank 0 of a job, or when it
+// could not be loaded.
+ClusterLink* cluster_link();
+
+// Before StarPU stops: the layer's StarPU-MPI stops (commands in flight on
+// other ranks fail).
+void stop_cluster_commands();
+
 }  // namespace parasol::backend

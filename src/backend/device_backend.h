@@ -3,9 +3,11 @@
 // vendor's OpenCL; Parasol's native CPU device (native/native_device.cpp),
 // whose programs kernels-pass compiles and whose kernels run on a StarPU CPU
 // worker; and a device of another rank of an MPI job (remote_device.cpp),
-// which answers queries with what its node reported. The layers above ask a device's
+// which answers queries with what its node reported and whose node builds
+// its programs and makes its kernels. The layers above ask a device's
 // backend, or read its traits (vendor_traits.h); they never ask which kind
-// it is.
+// it is, except that a launch on a device whose commands another process
+// runs (remote_place()) goes there (runtime/submit.cpp).
 #pragma once
 
 #include <CL/cl.h>
@@ -38,9 +40,23 @@ struct DeviceFacts {
   cl_ulong global_mem = 0;
   bool image_support = false;
   // It takes commands (CL_DEVICE_AVAILABLE): false for another rank's
-  // device, whose commands are not carried there yet; no context holds such
-  // a device.
+  // device whose node was given up; no context holds such a device.
   bool available = true;
+};
+
+// What lives on a node for a remote device (backend/remote_device.cpp): a
+// program built there, or a kernel made there; the node lets it go when
+// the last holder here does.
+struct RemoteObject {
+  enum class Kind { Program, Kernel } kind = Kind::Program;
+  RemotePlace place;
+  std::uint64_t id = 0;
+  std::vector<std::string> kernel_names;  // a program's
+  RemoteKernelInfo info;                  // a kernel's
+  RemoteObject() = default;
+  RemoteObject(const RemoteObject&) = delete;
+  RemoteObject& operator=(const RemoteObject&) = delete;
+  ~RemoteObject();
 };
 
 // One device's form of a program: a vendor's program object, or the native
@@ -49,6 +65,7 @@ struct DeviceProgram {
   VendorProgram vendor;
   std::shared_ptr<native::NativeProgram> native;
   std::vector<unsigned char> native_object;
+  std::shared_ptr<RemoteObject> remote;  // another rank's device's
 };
 
 // The outcome of a build, compile or link on one device.
@@ -70,6 +87,7 @@ struct CompileHeader {
 struct DeviceKernel {
   VendorKernel vendor;
   std::shared_ptr<native::NativeKernel> native;
+  std::shared_ptr<RemoteObject> remote;  // another rank's device's
 };
 
 class DeviceBackend {
@@ -115,6 +133,10 @@ class DeviceBackend {
   virtual bool reads_kernels() const = 0;
   // Options its compiler needs beyond the application's.
   virtual std::string_view extra_options() const = 0;
+  // Where its commands run when another process runs them (a device of
+  // another rank: its node, runtime/remote_kernel_command.h); null for a
+  // device of this process.
+  virtual const RemotePlace* remote_place() const { return nullptr; }
 
   // The kernel `name` of an executable; err: CL_SUCCESS, or why not.
   virtual DeviceKernel kernel(const DeviceProgram& program, const std::string& name,
@@ -148,9 +170,10 @@ class DeviceBackend {
 
 // A vendor device, the StarPU OpenCL worker's.
 std::unique_ptr<DeviceBackend> vendor_device(const VendorWorker& worker);
-// A device of another rank of the MPI job (remote_device.cpp), as its node
-// answered the queries about it.
-std::unique_ptr<DeviceBackend> remote_device(const RankDevices& rank, DeviceAnswers answers);
+// Device `index` of another rank of the MPI job (remote_device.cpp), as its
+// node answered the queries about it.
+std::unique_ptr<DeviceBackend> remote_device(const RankDevices& rank, std::uint32_t index,
+                                             DeviceAnswers answers);
 
 }  // namespace parasol::backend
 

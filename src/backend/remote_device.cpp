@@ -1,14 +1,15 @@
 // A device of another rank of the MPI job, as its node (parasol-node)
 // reported it: every query answered with the node's Parasol's own answer,
-// the name marked with the rank and host. Its commands are not carried to
-// the node yet, so the device reports itself unavailable
-// (CL_DEVICE_AVAILABLE false) and no context takes it (icd/context_api.cpp):
-// an application never gets to enqueue on it.
+// the name marked with the rank and host. Its programs are built on the
+// node, on the node's own device, and its kernels made there, through the
+// MPI layer (cluster_link.h); its launches go the same way
+// (runtime/remote_kernel_command.h).
 #include <CL/cl_parasol.h>
 
 #include <cstring>
 #include <string>
 
+#include "backend/cluster.h"
 #include "backend/device_backend.h"
 
 namespace parasol::backend {
@@ -16,7 +17,10 @@ namespace {
 
 class RemoteDevice final : public DeviceBackend {
  public:
-  RemoteDevice(const RankDevices& rank, DeviceAnswers answers) : answers_(std::move(answers)) {
+  RemoteDevice(const RankDevices& rank, std::uint32_t index, DeviceAnswers answers)
+      : answers_(std::move(answers)) {
+    place_.rank = rank.rank;
+    place_.device = index;
     facts_.type = scalar<cl_device_type>(CL_DEVICE_TYPE, CL_DEVICE_TYPE_DEFAULT);
     facts_.compute_units = scalar<cl_uint>(CL_DEVICE_MAX_COMPUTE_UNITS, 1);
     facts_.name = text(CL_DEVICE_NAME) + " (rank " + std::to_string(rank.rank) + " on " +
@@ -26,13 +30,14 @@ class RemoteDevice final : public DeviceBackend {
     facts_.max_alloc = scalar<cl_ulong>(CL_DEVICE_MAX_MEM_ALLOC_SIZE, 0);
     facts_.global_mem = scalar<cl_ulong>(CL_DEVICE_GLOBAL_MEM_SIZE, 0);
     facts_.image_support = scalar<cl_bool>(CL_DEVICE_IMAGE_SUPPORT, CL_FALSE) == CL_TRUE;
-    facts_.available = false;
+    // Commands reach it when every rank of the job answered.
+    const ClusterLink* link = cluster_link();
+    facts_.available = link && link->carries_commands();
   }
 
-  // Nothing runs on it yet: no context holds it, so none of these is asked
-  // for; each answers as for a device that cannot take the work.
+  // From source: nothing happens on the node before the build.
   cl_int create_from_source(DeviceProgram&, const std::string&) const override {
-    return CL_DEVICE_NOT_AVAILABLE;
+    return CL_SUCCESS;
   }
   cl_int create_from_binary(DeviceProgram&, std::span<const unsigned char>,
                             cl_program_binary_type&, std::string& log) const override {
@@ -44,8 +49,21 @@ class RemoteDevice final : public DeviceBackend {
     return CL_DEVICE_NOT_AVAILABLE;
   }
   std::string built_in_kernels() const override { return text(CL_DEVICE_BUILT_IN_KERNELS); }
-  BuildOutcome build(DeviceProgram&, const std::string&, bool, const std::string&) const override {
-    return {false, false, kNotCarried};
+  BuildOutcome build(DeviceProgram& program, const std::string& source, bool from_source,
+                     const std::string& options) const override {
+    ClusterLink* link = cluster_link();
+    if (!from_source || !link) return {false, false, kNotCarried};
+    RemoteBuild built;
+    link->build(place_, source, options, built);
+    program.remote.reset();
+    if (built.ok) {
+      auto remote = std::make_shared<RemoteObject>();
+      remote->place = place_;
+      remote->id = built.id;
+      remote->kernel_names = std::move(built.kernels);
+      program.remote = std::move(remote);
+    }
+    return {built.ok, false, std::move(built.log)};
   }
   BuildOutcome compile(DeviceProgram&, const std::string&, const std::string&,
                        std::span<const CompileHeader>, std::vector<KernelSignature>&,
@@ -57,15 +75,32 @@ class RemoteDevice final : public DeviceBackend {
                     bool) const override {
     return {false, false, kNotCarried};
   }
-  std::vector<std::string> kernel_names(const DeviceProgram&) const override { return {}; }
+  std::vector<std::string> kernel_names(const DeviceProgram& program) const override {
+    return program.remote ? program.remote->kernel_names : std::vector<std::string>{};
+  }
   std::vector<unsigned char> binary(const DeviceProgram&) const override { return {}; }
   std::size_t global_variable_bytes(const DeviceProgram&) const override { return 0; }
   bool reads_kernels() const override { return false; }
   std::string_view extra_options() const override { return {}; }
-  DeviceKernel kernel(const DeviceProgram&, const std::string&, cl_int& err) const override {
-    err = CL_INVALID_PROGRAM_EXECUTABLE;
-    return {};
+  DeviceKernel kernel(const DeviceProgram& program, const std::string& name,
+                      cl_int& err) const override {
+    ClusterLink* link = cluster_link();
+    if (!program.remote || !link) {
+      err = CL_INVALID_PROGRAM_EXECUTABLE;
+      return {};
+    }
+    RemoteKernelInfo info = link->create_kernel(place_, program.remote->id, name);
+    err = info.err;
+    if (err != CL_SUCCESS) return {};
+    DeviceKernel k;
+    k.remote = std::make_shared<RemoteObject>();
+    k.remote->kind = RemoteObject::Kind::Kernel;
+    k.remote->place = place_;
+    k.remote->id = info.id;
+    k.remote->info = info;
+    return k;
   }
+  const RemotePlace* remote_place() const override { return &place_; }
   std::vector<cl_image_format> image_formats(cl_mem_flags, cl_mem_object_type) const override {
     return {};
   }
@@ -101,7 +136,7 @@ class RemoteDevice final : public DeviceBackend {
 
  private:
   static constexpr const char* kNotCarried =
-      "commands on another rank's devices are not carried yet";
+      "another rank's device builds programs from source only";
 
   template <typename T>
   T scalar(cl_device_info param, T fallback) const {
@@ -120,12 +155,23 @@ class RemoteDevice final : public DeviceBackend {
   }
 
   DeviceAnswers answers_;
+  RemotePlace place_;
 };
 
 }  // namespace
 
-std::unique_ptr<DeviceBackend> remote_device(const RankDevices& rank, DeviceAnswers answers) {
-  return std::make_unique<RemoteDevice>(rank, std::move(answers));
+RemoteObject::~RemoteObject() {
+  ClusterLink* link = cluster_link();
+  if (!link || id == 0) return;
+  if (kind == Kind::Program)
+    link->release_program(place.rank, id);
+  else
+    link->release_kernel(place.rank, id);
+}
+
+std::unique_ptr<DeviceBackend> remote_device(const RankDevices& rank, std::uint32_t index,
+                                             DeviceAnswers answers) {
+  return std::make_unique<RemoteDevice>(rank, index, std::move(answers));
 }
 
 }  // namespace parasol::backend

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/cluster.h"
 #include "backend/deferred_release.h"
 #include "backend/native/native_compiler.h"
 #include "backend/vendor_lock.h"
@@ -212,6 +213,7 @@ void StarpuRuntime::shutdown_at_exit() {
   }
   if (was_running) {
     if (hooks.before_stop) hooks.before_stop();
+    stop_cluster_commands();  // StarPU-MPI ends before StarPU
     stop_worker_parking();
     starpu_shutdown();
   }

@@ -298,7 +298,7 @@ DeviceKernel VendorDevice::kernel(const DeviceProgram& program, const std::strin
   err = CL_SUCCESS;
   cl_kernel k = clCreateKernel(program.vendor.get(), name.c_str(), &err);
   if (err != CL_SUCCESS) return {};
-  return {VendorKernel(k, worker_.platform), nullptr};
+  return {VendorKernel(k, worker_.platform), nullptr, nullptr};
 }
 
 std::vector<cl_image_format> VendorDevice::image_formats(cl_mem_flags flags,

@@ -52,7 +52,7 @@ backend::DeviceAnswers answers_of(cl_device_id device) {
 
 }  // namespace
 
-std::vector<backend::DeviceAnswers> local_device_answers(std::string& why) {
+std::vector<cl_device_id> local_devices(std::string& why) {
   cl_platform_id platform = parasol_platform();
   if (!platform) {
     why = "the ICD loader shows no Parasol platform (is parasol.icd registered here?)";
@@ -65,8 +65,12 @@ std::vector<backend::DeviceAnswers> local_device_answers(std::string& why) {
   }
   std::vector<cl_device_id> devices(n);
   clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, n, devices.data(), nullptr);
+  return devices;
+}
+
+std::vector<backend::DeviceAnswers> local_device_answers(std::string& why) {
   std::vector<backend::DeviceAnswers> out;
-  for (cl_device_id d : devices) out.push_back(answers_of(d));
+  for (cl_device_id d : local_devices(why)) out.push_back(answers_of(d));
   return out;
 }
 

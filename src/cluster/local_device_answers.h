@@ -4,6 +4,8 @@
 // with every clGetDeviceInfo answer that Parasol gives.
 #pragma once
 
+#include <CL/cl.h>
+
 #include <string>
 #include <vector>
 
@@ -14,5 +16,9 @@ namespace parasol::cluster {
 // The devices' answers; empty, with why, when the loader shows no Parasol
 // platform or Parasol lists no device.
 std::vector<backend::DeviceAnswers> local_device_answers(std::string& why);
+
+// The Parasol platform's devices, in the order reported; empty, with why,
+// as above.
+std::vector<cl_device_id> local_devices(std::string& why);
 
 }  // namespace parasol::cluster

@@ -8,7 +8,7 @@ namespace {
 // "PRSL" and the protocol's version: a node of another Parasol is told
 // apart, not misread.
 constexpr std::uint32_t kMagic = 0x4C535250;
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 
 void put32(std::vector<unsigned char>& out, std::uint32_t v) {
   const auto* p = reinterpret_cast<const unsigned char*>(&v);
@@ -21,31 +21,41 @@ void put_bytes(std::vector<unsigned char>& out, const void* data, std::size_t n)
   out.insert(out.end(), p, p + n);
 }
 
-// Reads what encode() wrote; every read is bounded by the message's size.
-class Reader {
- public:
-  explicit Reader(std::span<const unsigned char> bytes) : bytes_(bytes) {}
-  bool u32(std::uint32_t& v) {
-    if (bytes_.size() - at_ < sizeof v) return false;
-    std::memcpy(&v, bytes_.data() + at_, sizeof v);
-    at_ += sizeof v;
-    return true;
-  }
-  bool bytes(std::vector<unsigned char>& out) {
-    std::uint32_t n = 0;
-    if (!u32(n) || bytes_.size() - at_ < n) return false;
-    out.assign(bytes_.begin() + at_, bytes_.begin() + at_ + n);
-    at_ += n;
-    return true;
-  }
-  bool done() const { return at_ == bytes_.size(); }
-
- private:
-  std::span<const unsigned char> bytes_;
-  std::size_t at_ = 0;
-};
-
 }  // namespace
+
+Writer& Writer::raw(const void* data, std::size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  out_.insert(out_.end(), p, p + n);
+  return *this;
+}
+
+Writer& Writer::bytes(const void* data, std::size_t n) {
+  put_bytes(out_, data, n);
+  return *this;
+}
+
+bool Reader::raw(void* v, std::size_t n) {
+  if (!ok_ || bytes_.size() - at_ < n) return ok_ = false;
+  std::memcpy(v, bytes_.data() + at_, n);
+  at_ += n;
+  return true;
+}
+
+bool Reader::bytes(std::vector<unsigned char>& out) {
+  std::uint32_t n = 0;
+  if (!u32(n) || bytes_.size() - at_ < n) return ok_ = false;
+  out.assign(bytes_.begin() + static_cast<std::ptrdiff_t>(at_),
+             bytes_.begin() + static_cast<std::ptrdiff_t>(at_ + n));
+  at_ += n;
+  return true;
+}
+
+bool Reader::str(std::string& out) {
+  std::vector<unsigned char> b;
+  if (!bytes(b)) return false;
+  out.assign(b.begin(), b.end());
+  return true;
+}
 
 std::vector<unsigned char> encode(const backend::RankDevices& devices) {
   std::vector<unsigned char> out;

@@ -26,6 +26,10 @@ Context::Context(std::vector<Device*> devices, std::vector<cl_context_properties
   // the vendors' runtimes: they stay valid handles while it lives.
   for (Device* d : devices_)
     if (d->parent()) d->retain_api();
+  // Context queues place on this process's devices: another rank's
+  // device (no StarPU worker here) is never in their rotation.
+  for (std::size_t i = 0; i < devices_.size(); ++i)
+    if (devices_[i]->worker().worker_id < 0) out_of_rotation_.fetch_or(bit(i));
   if (!log::enabled(log::Level::Info)) return;
   log::info("context ", static_cast<const void*>(this), " over ", devices_.size(), " devices (",
             device_list(), "): its context queues place commands with policy '", scheduler_,
@@ -100,7 +104,8 @@ unsigned Context::sched_ctx() {
   std::call_once(sched_once_, [this] {
     std::vector<int> workers;  // each once: sub-devices share their root's
     for (Device* d : devices_)
-      if (std::find(workers.begin(), workers.end(), d->worker().worker_id) == workers.end())
+      if (d->worker().worker_id >= 0 &&  // another rank's device has no worker here
+          std::find(workers.begin(), workers.end(), d->worker().worker_id) == workers.end())
         workers.push_back(d->worker().worker_id);
     std::string policy = backend::starpu_policy(scheduler_);
     backend::WorkerDemand demand = backend::WorkerDemand::raise();

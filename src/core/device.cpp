@@ -19,8 +19,11 @@ Device* Device::create_native(int worker_id) {
   return create<Device>(worker, backend::native::native_device());
 }
 
-Device* Device::create_remote(const backend::RankDevices& rank, backend::DeviceAnswers answers) {
-  return create<Device>(backend::VendorWorker{}, backend::remote_device(rank, std::move(answers)));
+Device* Device::create_remote(const backend::RankDevices& rank, std::uint32_t index,
+                              const backend::DeviceAnswers& answers) {
+  backend::VendorWorker worker;
+  worker.traits.direct_launch = false;  // its node runs its commands
+  return create<Device>(worker, backend::remote_device(rank, index, answers));
 }
 
 cl_int Device::partition(const cl_device_partition_property* properties,

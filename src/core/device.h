@@ -29,9 +29,10 @@ class Device final : public Object<Device, _cl_device_id, ObjectKind::Device> {
   static Device* create_vendor(const backend::VendorWorker& worker);
   // The native CPU device, driven by StarPU CPU worker `worker_id`.
   static Device* create_native(int worker_id);
-  // A device of another rank of the MPI job; no StarPU worker of this
-  // process drives it (worker().worker_id is -1).
-  static Device* create_remote(const backend::RankDevices& rank, backend::DeviceAnswers answers);
+  // Device `index` of another rank of the MPI job; no StarPU worker of this
+  // process drives it (worker().worker_id is -1), nor the direct path.
+  static Device* create_remote(const backend::RankDevices& rank, std::uint32_t index,
+                               const backend::DeviceAnswers& answers);
 
   // clCreateSubDevices: the sub-devices `properties` asks for (each with
   // one API reference, the caller's), or the backend's error.

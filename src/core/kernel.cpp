@@ -42,6 +42,19 @@ Kernel::WorkGroupLimits native_limits(const backend::native::NativeKernel& k) {
   return l;
 }
 
+// A kernel on another rank's device: its node's vendor's answers.
+Kernel::WorkGroupLimits remote_limits(const Device* d, const backend::RemoteKernelInfo& info) {
+  Kernel::WorkGroupLimits l;
+  std::size_t device_max = 0;
+  InfoOut size_out(sizeof device_max, &device_max, nullptr);
+  d->backend().info(CL_DEVICE_MAX_WORK_GROUP_SIZE, size_out, nullptr);
+  InfoOut items_out(sizeof l.max_items, l.max_items.data(), nullptr);
+  d->backend().info(CL_DEVICE_MAX_WORK_ITEM_SIZES, items_out, nullptr);
+  l.max_total = info.work_group_size ? std::min(device_max, info.work_group_size) : device_max;
+  l.reqd = info.reqd;
+  return l;
+}
+
 // The vendor's answer, for a program Parasol's front end did not read (a
 // binary, a source it could not parse). Without -cl-kernel-arg-info a
 // vendor may not know an argument's address qualifier: such an argument
@@ -111,23 +124,31 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
       native_.emplace_back(b.device, std::move(k.native));
       continue;
     }
+    if (k.remote) {
+      remote_.emplace_back(b.device, std::move(k.remote));
+      continue;
+    }
     vendor_.push_back({b.device, std::move(k.vendor), {}});
     if (!validator_) {
       validator_ = b.device->backend().kernel(b.program, name_, e).vendor;
       validator_platform_ = b.device->worker().platform;
     }
   }
-  err = vendor_.empty() && native_.empty() ? failure : CL_SUCCESS;
+  err = vendor_.empty() && native_.empty() && remote_.empty() ? failure : CL_SUCCESS;
   if (err != CL_SUCCESS) return;
   program->attached_kernels.fetch_add(1);
   // Fixed once the kernel exists: asked of the vendors once, not per enqueue.
   for (const VendorOf& v : vendor_)
     limits_.emplace_back(v.device, vendor_limits(v.device, v.kernel.get()));
   for (const auto& [d, nk] : native_) limits_.emplace_back(d, native_limits(*nk));
+  for (const auto& [d, rk] : remote_) limits_.emplace_back(d, remote_limits(d, rk->info));
   if (const backend::KernelSignature* signature = program->signature(name_)) {
     arg_info_ = signature->args;
-  } else if (vendor_.empty()) {  // only the native device has it (a binary)
+  } else if (vendor_.empty() && !native_.empty()) {  // only the native device has it (a binary)
     arg_info_ = backend::native::arg_info(*native_.front().second);
+  } else if (vendor_.empty()) {
+    log::warn("kernel ", name_, ": Parasol's front end could not read its arguments, and no "
+              "device of this process has it");
   } else {
     arg_info_ = vendor_arg_info(vendor_.front().device, vendor_.front().kernel.get());
   }
@@ -158,11 +179,18 @@ Kernel* Kernel::clone(cl_int& err) const {
 }
 
 Kernel::~Kernel() {
-  if (!vendor_.empty() || !native_.empty()) program_->attached_kernels.fetch_sub(1);
+  if (!vendor_.empty() || !native_.empty() || !remote_.empty())
+    program_->attached_kernels.fetch_sub(1);
 }
 
 const backend::native::NativeKernel* Kernel::native_for(const Device* d) const {
   for (const auto& [dev, k] : native_)
+    if (dev == d) return k.get();
+  return nullptr;
+}
+
+const backend::RemoteObject* Kernel::remote_for(const Device* d) const {
+  for (const auto& [dev, k] : remote_)
     if (dev == d) return k.get();
   return nullptr;
 }
@@ -192,15 +220,19 @@ cl_int Kernel::local_mem_size(const Device* d, cl_ulong& bytes) const {
     for (cl_uint i = 0; i < args_.size(); ++i)
       if (args_[i].kind == KernelArg::Kind::Local) locals.push_back({i, args_[i].local_size});
   }
+  std::size_t args = 0;
+  for (const auto& l : locals) args += l.second;
   if (const backend::native::NativeKernel* nk = native_for(d)) {
-    std::size_t args = 0;
-    for (const auto& l : locals) args += l.second;
     bytes = backend::native::local_bytes(*nk, args);
+    return CL_SUCCESS;
+  }
+  const VendorLaunch v = vendor_launch(d);
+  if (!v.kernel) {  // another rank's device: the arguments are what is known here
+    bytes = args;
     return CL_SUCCESS;
   }
   // The vendor counts the sizes its kernel was last given, by a launch or
   // by none: it is given those set now.
-  const VendorLaunch v = vendor_launch(d);
   backend::VendorLock vendor_lock = backend::lock_vendor(d->worker());
   std::lock_guard launching(launch_mutex_);
   for (const auto& [index, size] : locals)
@@ -215,6 +247,8 @@ cl_int Kernel::check_value(cl_uint index, size_t size, const void* value) {
     backend::VendorLock vendor_lock = backend::lock_vendor(validator_platform_);
     return clSetKernelArg(validator_.get(), index, size, value);
   }
+  // Only on other ranks' devices: their nodes' vendors judge it at launch.
+  if (native_.empty()) return CL_SUCCESS;
   std::size_t expected = backend::native::value_size(*native_.front().second, index);
   return expected == size ? CL_SUCCESS : CL_INVALID_ARG_SIZE;
 }

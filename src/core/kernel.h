@@ -128,7 +128,9 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   // The native device's kernel, null where the program is not built for it.
   const backend::native::NativeKernel* native_for(const Device* d) const;
   const backend::native::NativeKernel* native_any() const;
-  bool runs_on(const Device* d) const { return vendor_for(d) || native_for(d); }
+  // The kernel made on another rank's device's node, null where there is none.
+  const backend::RemoteObject* remote_for(const Device* d) const;
+  bool runs_on(const Device* d) const { return vendor_for(d) || native_for(d) || remote_for(d); }
 
   // What the kernel reads and writes per block of work-groups (its
   // program's analysis, Program::access_ranges()), asked for by the first
@@ -233,6 +235,7 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   };
   std::vector<VendorOf> vendor_;
   std::vector<std::pair<Device*, std::shared_ptr<backend::native::NativeKernel>>> native_;
+  std::vector<std::pair<Device*, std::shared_ptr<backend::RemoteObject>>> remote_;
   std::vector<std::pair<const Device*, WorkGroupLimits>> limits_;
   backend::VendorKernel validator_;
   cl_platform_id validator_platform_ = nullptr;

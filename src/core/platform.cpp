@@ -55,7 +55,8 @@ void Platform::add_remote_devices() {
     return;
   }
   for (const auto& rank : ranks)
-    for (const auto& answers : rank.devices) devices_.push_back(Device::create_remote(rank, answers));
+    for (std::size_t i = 0; i < rank.devices.size(); ++i)
+      devices_.push_back(Device::create_remote(rank, static_cast<std::uint32_t>(i), rank.devices[i]));
 }
 
 bool Platform::has_device(const Device* d) {

@@ -96,7 +96,7 @@ cl_context CL_API_CALL clCreateContext(const cl_context_properties* properties,
       auto* d = checked<Device>(devices[i]);
       PARASOL_REFUSE_IF(!d, CL_INVALID_DEVICE, "devices[", i, "] is not a Parasol device");
       PARASOL_REFUSE_IF(!d->available(), CL_DEVICE_NOT_AVAILABLE, "devices[", i, "], ", d->label(),
-                        ", is not available (another rank's device: its commands are not carried yet)");
+                        ", is not available");
       if (std::find(list.begin(), list.end(), d) == list.end()) list.push_back(d);
     }
     return make_context(__func__, properties, std::move(list), pfn_notify, user_data);

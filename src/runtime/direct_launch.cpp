@@ -97,7 +97,9 @@ unsigned lane_count(const core::Device& device) {
 
 unsigned next_home_lane(const core::Device* device) {
   static std::atomic<unsigned> context_queues{0};
-  std::atomic<unsigned>& turn = device ? lane_slot(*device, 0).homes : context_queues;
+  // A device without a StarPU worker here (another rank's) has no lanes.
+  std::atomic<unsigned>& turn =
+      device && device->worker().worker_id >= 0 ? lane_slot(*device, 0).homes : context_queues;
   return turn.fetch_add(1, std::memory_order_relaxed);
 }
 

@@ -93,7 +93,7 @@ class NativeDevice final : public DeviceBackend {
   std::string_view extra_options() const override { return {}; }
   DeviceKernel kernel(const DeviceProgram& program, const std::string& name,
                       cl_int& err) const override {
-    DeviceKernel k{{}, find_kernel(program.native, name)};
+    DeviceKernel k{{}, find_kernel(program.native, name), {}};
     err = k.native ? CL_SUCCESS : CL_INVALID_KERNEL_NAME;
     return k;
   }
