@@ -140,7 +140,7 @@ core::Device* DirectTransfer::device(const core::CommandQueue& queue, const Leas
   auto* device =
       const_cast<core::Device*>(DataLeases::instance().pin_holder(handles, keys.modes(), pins));
   take = !device;
-  if (take && may_take) device = lease_target(queue, handles[0]);
+  if (take && may_take && !writes_application_memory()) device = lease_target(queue, handles[0]);
   if (!device || !direct_capable(*device)) return nullptr;
   return device;
 }
@@ -338,6 +338,16 @@ cl_int DirectTransfer::enqueue(const LeasePins& pins, const VendorPlace& at, cl_
 // before the next kernel can start.) A read goes to a device only where
 // main RAM has no valid copy and the device has one: taking a lease must
 // not move data.
+bool DirectTransfer::writes_application_memory() const {
+  for (const HostAccess& a : accesses) {
+    if (!(a.mode & STARPU_W)) continue;
+    const core::Buffer* root = a.buffer;
+    while (root->parent()) root = root->parent();
+    if (root->flags() & CL_MEM_USE_HOST_PTR) return true;
+  }
+  return false;
+}
+
 core::Device* DirectTransfer::lease_target(const core::CommandQueue& queue,
                                            starpu_data_handle_t from) const {
   const bool reading = reads_to_host(form.kind);

@@ -127,6 +127,13 @@ struct DirectTransfer {
                  bool blocking = false) const;
 
  private:
+  // Whether it writes a buffer in the application's memory (USE_HOST_PTR).
+  // Applications read that memory after a write without mapping it (the
+  // CTS's mem_host_flags does; CPU vendors serve it so), so such a transfer
+  // takes no lease: it is done there, in main RAM, unless a device already
+  // holds the buffer (a kernel wrote it there; the memory is then current
+  // once mapped, as the specification says).
+  bool writes_application_memory() const;
   core::Device* lease_target(const core::CommandQueue& queue, starpu_data_handle_t from) const;
   static void on_event_record_done(void* event, cl_int proof_status, std::uint64_t);
 };

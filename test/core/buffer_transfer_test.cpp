@@ -2,6 +2,7 @@
 // forms) and the three host-pointer creation flags, each compared with the
 // same operation done on a CPU copy. The data sits on a vendor device when
 // the command starts, so every transfer also proves StarPU fetched it back.
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -287,4 +288,39 @@ TEST_CASE("a process that ends right after creating buffers with contents exits 
     bufs.push_back(std::make_unique<Mem>(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                          n * sizeof(int), host.data()));
   CHECK(bufs.size() == 256);
+}
+
+// A buffer in the application's memory (USE_HOST_PTR) holds what fills,
+// writes and copies put in it as soon as they complete, unmapped: the CTS
+// reads it so (mem_host_flags), as CPU vendors serve it.
+TEST_CASE("fills, writes and copies into a USE_HOST_PTR buffer land in the host memory it names") {
+  cl_device_id dev = pocl_devices().at(0);
+  Context ctx({dev});
+  Queue q(ctx, dev);
+  const size_t n = 4096;
+  std::vector<int> host(n, 0);
+  Mem buf(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, n * sizeof(int), host.data());
+  const int pattern = 7;
+  CL_REQUIRE(clEnqueueFillBuffer(q, buf, &pattern, sizeof pattern, 0, n * sizeof(int), 0, nullptr,
+                                 nullptr));
+  CL_REQUIRE(clFinish(q));
+  CHECK(std::count(host.begin(), host.end(), pattern) == static_cast<long>(n));
+  const std::vector<int> written = iota_vector(n / 4, 100);
+  CL_REQUIRE(clEnqueueWriteBuffer(q, buf, CL_TRUE, n / 4 * sizeof(int), n / 4 * sizeof(int),
+                                  written.data(), 0, nullptr, nullptr));
+  const std::vector<int> copied = iota_vector(n / 4, 5000);
+  Mem other(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n / 4 * sizeof(int),
+            const_cast<int*>(copied.data()));
+  CL_REQUIRE(clEnqueueCopyBuffer(q, other, buf, 0, n / 2 * sizeof(int), n / 4 * sizeof(int), 0,
+                                 nullptr, nullptr));
+  CL_REQUIRE(clFinish(q));
+  size_t wrong = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const int want = i < n / 4 ? pattern
+                     : i < n / 2 ? written[i - n / 4]
+                     : i < 3 * n / 4 ? copied[i - n / 2]
+                                     : pattern;
+    wrong += host[i] != want;
+  }
+  CHECK(wrong == 0);
 }
