@@ -84,6 +84,17 @@ std::vector<std::size_t> SplitShares::plan(std::uint64_t key,
   if (s.launches % knobs_.probe_period == 0)
     for (double& f : fractions)
       if (f == 0.0) f = kMinShare;
+  // A split the context asks for has two parts at least: the fastest of
+  // the devices left out comes back with the smallest share.
+  if (!may_run_whole) {
+    while (n >= 2 && std::count_if(fractions.begin(), fractions.end(),
+                                   [](double f) { return f > 0.0; }) < 2) {
+      std::size_t back = n;
+      for (std::size_t i = 0; i < n; ++i)
+        if (fractions[i] == 0.0 && (back == n || s.speed[i] > s.speed[back])) back = i;
+      fractions[back] = kMinShare;
+    }
+  }
   return apportion(fractions, groups);
 }
 

@@ -10,7 +10,8 @@
 // predicted times differ by more than the hysteresis, so shares settle on a
 // stable machine and move when it changes. A device whose share falls
 // under kMinShare leaves the plan, and comes back for one measured launch
-// every probe_period launches.
+// every probe_period launches; where the context asks for splits, the plan
+// keeps two devices at least.
 //
 // A split launch must also beat the launch run whole on one device (a
 // streaming kernel's transfers can cost more than its devices save): once
