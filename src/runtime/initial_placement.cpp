@@ -54,7 +54,9 @@ void place_initial_contents(const core::Context& context,
   const backend::VendorWorker& w = devices.front()->worker();
   for (const core::Device* d : devices)
     if (d->worker().worker_id != w.worker_id) return;
-  if (!w.traits.own_memory) return;
+  // A device with no StarPU worker here (another rank's) has no memory
+  // node of this process to place the data on.
+  if (w.worker_id < 0 || !w.traits.own_memory) return;
   auto* p = new Placement{std::move(storage), w.memory_node,
                           backend::WorkerDemand::raise(backend::worker_bit(w.worker_id))};
   Pending& all = pending();
