@@ -28,7 +28,23 @@ Pending& pending() {
 
 // A read acquisition on the device, given back as soon as StarPU grants it:
 // the device keeps its copy, main RAM keeps its own.
+// Counts itself in pending() while it lives.
+struct PendingMark {
+  PendingMark() {
+    std::lock_guard lock(pending().mutex);
+    ++pending().count;
+  }
+  ~PendingMark() {
+    Pending& all = pending();
+    std::lock_guard lock(all.mutex);
+    if (--all.count == 0) all.done.notify_all();
+  }
+  PendingMark(const PendingMark&) = delete;
+  PendingMark& operator=(const PendingMark&) = delete;
+};
+
 struct Placement {
+  PendingMark mark;  // first: counted until everything else is gone
   std::shared_ptr<backend::BufferStorage> storage;  // alive until granted
   unsigned node;
   backend::WorkerDemand demand;  // the device's worker brings the data
@@ -39,9 +55,6 @@ void on_placed(void* arg) {
   auto* p = static_cast<Placement*>(arg);
   starpu_data_release_on_node(p->storage->handle(), static_cast<int>(p->node));
   delete p;
-  Pending& all = pending();
-  std::lock_guard lock(all.mutex);
-  if (--all.count == 0) all.done.notify_all();
 }
 
 }  // namespace
@@ -57,21 +70,13 @@ void place_initial_contents(const core::Context& context,
   // A device with no StarPU worker here (another rank's) has no memory
   // node of this process to place the data on.
   if (w.worker_id < 0 || !w.traits.own_memory) return;
-  auto* p = new Placement{std::move(storage), w.memory_node,
+  auto* p = new Placement{{}, std::move(storage), w.memory_node,
                           backend::WorkerDemand::raise(backend::worker_bit(w.worker_id))};
-  Pending& all = pending();
-  {
-    std::lock_guard lock(all.mutex);
-    ++all.count;
-  }
   // Handed to a StarPU thread through StarPU's own locks (util/tsan_handover.h).
   tsan::release(p);
   if (starpu_data_acquire_on_node_cb(p->storage->handle(), static_cast<int>(p->node), STARPU_R,
-                                     &on_placed, p) != 0) {
+                                     &on_placed, p) != 0)
     delete p;
-    std::lock_guard lock(all.mutex);
-    if (--all.count == 0) all.done.notify_all();
-  }
 }
 
 void wait_for_initial_placements() {
