@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "backend/kernel_signature.h"
+
 namespace parasol::backend {
 
 // One device of another rank: its node's Parasol answers to clGetDeviceInfo,
@@ -61,6 +63,9 @@ struct RemoteKernelInfo {
   std::uint64_t id = 0;
   std::size_t work_group_size = 0;  // CL_KERNEL_WORK_GROUP_SIZE
   std::array<std::size_t, 3> reqd{0, 0, 0};  // CL_KERNEL_COMPILE_WORK_GROUP_SIZE
+  // As the node's platform answers clGetKernelArgInfo: rank 0 reads the
+  // arguments from them where its own front end did not (no native device).
+  std::vector<KernelArgInfo> args;
 };
 
 // One argument of a launch on a remote device.

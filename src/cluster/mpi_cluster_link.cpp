@@ -148,6 +148,21 @@ class MpiClusterLink final : public backend::ClusterLink {
     in.u64(info.id);
     in.u64(wgs);
     for (auto& r : reqd) in.u64(r);
+    std::uint32_t nargs = 0;
+    in.u32(nargs);
+    for (std::uint32_t i = 0; i < nargs && in.ok(); ++i) {
+      backend::KernelArgInfo& a = info.args.emplace_back();
+      std::uint32_t address = 0, access = 0;
+      std::uint64_t type_qualifier = 0;
+      in.u32(address);
+      in.u32(access);
+      in.u64(type_qualifier);
+      in.str(a.type_name);
+      in.str(a.name);
+      a.address = address;
+      a.access = access;
+      a.type_qualifier = type_qualifier;
+    }
     info.err = in.done() ? static_cast<cl_int>(err) : CL_INVALID_KERNEL;
     info.work_group_size = wgs;
     for (int i = 0; i < 3; ++i) info.reqd[i] = reqd[i];

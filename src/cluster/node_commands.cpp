@@ -35,6 +35,34 @@ std::vector<std::string> kernel_names(cl_program program) {
   return names;
 }
 
+std::string arg_text(cl_kernel kernel, cl_uint i, cl_kernel_arg_info param) {
+  std::size_t size = 0;
+  if (clGetKernelArgInfo(kernel, i, param, 0, nullptr, &size) != CL_SUCCESS || size == 0) return {};
+  std::string text(size, '\0');
+  clGetKernelArgInfo(kernel, i, param, size, text.data(), nullptr);
+  return text.substr(0, text.find('\0'));
+}
+
+// The kernel's arguments as clGetKernelArgInfo gives them; an address
+// qualifier the platform does not know is sent as kAddressUnknown.
+void write_args(cl_kernel kernel, Writer& out) {
+  cl_uint n = 0;
+  if (clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr) != CL_SUCCESS) n = 0;
+  out.u32(n);
+  for (cl_uint i = 0; i < n; ++i) {
+    backend::KernelArgInfo a;
+    if (clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof a.address,
+                           &a.address, nullptr) != CL_SUCCESS)
+      a.address = backend::KernelArgInfo::kAddressUnknown;
+    clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof a.access, &a.access,
+                       nullptr);
+    clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof a.type_qualifier,
+                       &a.type_qualifier, nullptr);
+    out.u32(a.address).u32(a.access).u64(a.type_qualifier);
+    out.str(arg_text(kernel, i, CL_KERNEL_ARG_TYPE_NAME)).str(arg_text(kernel, i, CL_KERNEL_ARG_NAME));
+  }
+}
+
 // One buffer argument of a launch as the request gives it.
 struct BufferArg {
   std::uint64_t storage = 0, storage_size = 0, offset = 0, size = 0;
@@ -139,7 +167,7 @@ void NodeCommands::create_kernel(Reader& in, Writer& out) {
                          ? nullptr
                          : clCreateKernel(it->second.get(), name.c_str(), &err));
   if (!kernel) {
-    out.u32(static_cast<std::uint32_t>(err)).u64(0).u64(0).u64(0).u64(0).u64(0);
+    out.u32(static_cast<std::uint32_t>(err)).u64(0).u64(0).u64(0).u64(0).u64(0).u32(0);
     return;
   }
   cl_device_id device = nullptr;
@@ -152,6 +180,7 @@ void NodeCommands::create_kernel(Reader& in, Writer& out) {
   const std::uint64_t kernel_id = next_id_++;
   kernels_[kernel_id] = std::move(kernel);
   out.u32(CL_SUCCESS).u64(kernel_id).u64(wgs).u64(reqd[0]).u64(reqd[1]).u64(reqd[2]);
+  write_args(kernels_[kernel_id].get(), out);
 }
 
 NodeCommands::Storage* NodeCommands::storage(std::uint64_t id, std::size_t size) {

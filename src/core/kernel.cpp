@@ -146,6 +146,8 @@ Kernel::Kernel(Program* program, std::string name, cl_int& err)
     arg_info_ = signature->args;
   } else if (vendor_.empty() && !native_.empty()) {  // only the native device has it (a binary)
     arg_info_ = backend::native::arg_info(*native_.front().second);
+  } else if (vendor_.empty() && !remote_.empty()) {  // another rank's platform read them
+    arg_info_ = remote_.front().second->info.args;
   } else if (vendor_.empty()) {
     log::warn("kernel ", name_, ": Parasol's front end could not read its arguments, and no "
               "device of this process has it");
