@@ -59,18 +59,29 @@ std::vector<std::size_t> SplitShares::plan(std::uint64_t key,
     }
   }
   ++s.launches;
-  // Whole or split: once the shares were explored, try the launch whole;
-  // keep it whole while it is faster, with a split now and then.
+  // Whole or split: once the shares were explored, probe the launch whole;
+  // keep it whole while it is faster, with a split now and then, and probe
+  // it whole again now and then while split wins. A probe that loses by far
+  // is made as much less often (up to 64 times), so that probing costs
+  // about 1/probe_period of the launches' time.
   if (may_run_whole && s.measured >= knobs_.explore_runs && !s.whole_tried) {
     s.whole_tried = true;
+    s.whole_left = kWholeProbe;
+  }
+  const double whole = whole_seconds(s);
+  if (may_run_whole && s.whole_left == 0 && whole > 0 && s.split > 0 &&
+      s.split * (1 + knobs_.hysteresis) < whole) {
+    const double period = knobs_.probe_period * std::min(64.0, std::ceil(whole / s.split));
+    if (static_cast<double>(s.launches - s.last_whole) >= period) s.whole_left = kWholeProbe;
+  }
+  if (may_run_whole && s.whole_left > 0) {
+    --s.whole_left;
     measure_whole = true;
     s.last_whole = s.launches;
     return {};
   }
-  // A split that loses by far is probed as much less often (up to 64 times),
-  // so that probing costs about 1/probe_period of the launches' time.
-  if (may_run_whole && s.whole > 0 && s.split > 0 && s.whole * (1 + knobs_.hysteresis) < s.split) {
-    const double period = knobs_.probe_period * std::min(64.0, std::ceil(s.split / s.whole));
+  if (may_run_whole && whole > 0 && s.split > 0 && whole * (1 + knobs_.hysteresis) < s.split) {
+    const double period = knobs_.probe_period * std::min(64.0, std::ceil(s.split / whole));
     if (static_cast<double>(s.launches - s.last_split) < period) {
       measure_whole = s.launches - s.last_whole >= knobs_.probe_period;
       if (measure_whole) s.last_whole = s.launches;
@@ -140,10 +151,18 @@ void smooth(double& mean, double v, double weight) {
 }
 }  // namespace
 
+double SplitShares::whole_seconds(const KeyState& s) {
+  const std::size_t n = std::min<std::size_t>(s.whole_count, kWholeProbe);
+  if (n == 0) return 0;
+  return *std::min_element(s.whole_times.begin(), s.whole_times.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
 void SplitShares::record_whole(std::uint64_t key, double seconds) {
   std::lock_guard lock(mutex_);
   auto it = states_.find(key);
-  if (it != states_.end()) smooth(it->second.whole, seconds, knobs_.smoothing);
+  if (it == states_.end() || !(seconds > 0)) return;
+  KeyState& s = it->second;
+  s.whole_times[s.whole_count++ % kWholeProbe] = seconds;
 }
 
 void SplitShares::record_split(std::uint64_t key, double seconds) {

@@ -15,13 +15,21 @@
 //
 // A split launch must also beat the launch run whole on one device (a
 // streaming kernel's transfers can cost more than its devices save): once
-// the shares were explored, one launch runs whole and is measured; from
+// the shares were explored, the launch runs whole kWholeProbe times in a
+// row, measured, and the whole launch counts at the best of its last
+// kWholeProbe measurements: the first run of a probe gathers the data the
+// parts left on their devices, and StarPU may place a whole launch on a
+// device whose model it is still calibrating (a CPU device 900x slower
+// than the GPU beside it), neither of which the next launches pay. From
 // then on the launch runs whole while that is faster than split by more
 // than the hysteresis, split again every probe_period launches (times how
-// many times slower the split was, up to 64) to see whether it still is. The knobs are the divide functions'
+// many times slower the split was, up to 64) to see whether it still is;
+// while split wins, whole is probed again as often (times how many times
+// slower whole was). The knobs are the divide functions'
 // (DivideStrategyKnobs, PARASOL_DIVIDE_*).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -56,6 +64,8 @@ class SplitShares {
 
   // A device's share smaller than this leaves the plan.
   static constexpr double kMinShare = 0.03;
+  // Whole launches in a row per probe, and measurements the estimate keeps.
+  static constexpr unsigned kWholeProbe = 3;
 
  private:
   struct KeyState {
@@ -63,12 +73,18 @@ class SplitShares {
     std::vector<double> share;   // fractions adopted, summing to 1
     std::uint64_t launches = 0;
     std::uint64_t measured = 0;  // launches recorded
-    double whole = 0, split = 0;  // smoothed seconds of a launch run so; 0: not yet
+    double split = 0;  // smoothed seconds of a split launch; 0: not yet
+    // The last kWholeProbe times of the launch run whole (0: none yet).
+    std::array<double, kWholeProbe> whole_times{};
+    std::size_t whole_count = 0;
+    unsigned whole_left = 0;  // launches of the current probe still to run whole
     bool whole_tried = false;
     std::uint64_t last_split = 0;  // the launch that split last
     std::uint64_t last_whole = 0;  // the launch run whole and measured last
   };
   void adopt_speeds(KeyState& s) const;
+  // The best of the whole launch's last measurements; 0: none yet.
+  static double whole_seconds(const KeyState& s);
 
   DivideStrategyKnobs knobs_;
   std::mutex mutex_;

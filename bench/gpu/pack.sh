@@ -57,7 +57,7 @@ type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")
 [ "$type" = Release ] || echo "pack.sh: $build is a $type build, not Release" >&2
 targets=(Parasol bench_command_overhead bench_launch_stream bench_throughput
          bench_native_vs_pocl bench_vendor_costs bench_vendor_queues bench_transfer_paths
-         hello-mixed nbody-divide image-pipeline)
+         bench_split_launch hello-mixed nbody-divide image-pipeline)
 # Built where Debian's libclblast is installed.
 grep -q '^PARASOL_CLBLAST:FILEPATH=/' "$build/CMakeCache.txt" && targets+=(bench_clblast_calls)
 [ $tests = 1 ] && targets+=("${mixed_tests[@]}" ParasolFaultVendor)

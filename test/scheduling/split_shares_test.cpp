@@ -64,3 +64,49 @@ TEST_CASE("a split the policy may run whole drops devices under the smallest sha
   CHECK(parts(plans[0]) == 3);
   CHECK(parts(plans[1]) == 1);
 }
+
+namespace {
+
+// Launches of key 9 over two devices whose split takes split_seconds, the
+// whole launch whole_seconds(n) at its n-th run; how many of the launches
+// from `from` on ran split, and how many ran whole in all.
+struct WholeOrSplit {
+  int split_after = 0, whole = 0;
+};
+template <typename WholeTime>
+WholeOrSplit run_whole_or_split(int launches, int from, double split_seconds, WholeTime whole_time) {
+  SplitShares shares(DivideStrategyKnobs{});
+  const std::vector<double> unknown(2, 0.0);
+  WholeOrSplit out;
+  for (int i = 0; i < launches; ++i) {
+    bool measure = false;
+    const auto plan = shares.plan(9, unknown, 64, /*may_run_whole=*/true, measure);
+    if (plan.empty()) {
+      if (measure) shares.record_whole(9, whole_time(out.whole));
+      ++out.whole;
+      continue;
+    }
+    const std::vector<double> seconds(2, split_seconds);
+    shares.record(9, plan, seconds);
+    shares.record_split(9, split_seconds);
+    if (i >= from) ++out.split_after;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a slow first run whole does not keep a launch split that whole runs faster") {
+  // The first whole run gathers the parts' data, or StarPU calibrates a
+  // slow device with it: 100x the launch's time whole from then on.
+  const WholeOrSplit r =
+      run_whole_or_split(80, 20, 5.0, [](int n) { return n == 0 ? 50.0 : 0.5; });
+  CHECK(r.split_after == 0);
+}
+
+TEST_CASE("while split wins, the launch is probed whole again now and then") {
+  // Whole takes twice the split's time: probed every 2 x probe_period launches.
+  const WholeOrSplit r = run_whole_or_split(200, 0, 1.0, [](int) { return 2.0; });
+  CHECK(r.whole >= 2 * static_cast<int>(SplitShares::kWholeProbe));
+  CHECK(r.whole <= 200 / 8);
+}
