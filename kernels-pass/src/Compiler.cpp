@@ -7,7 +7,6 @@
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
-#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Linker/Linker.h>
@@ -181,52 +180,13 @@ struct PhaseTimer {
   }
 };
 
-// Whether a printf format has a vector conversion (%v4f, %-8v2hld...).
-bool has_vector_conversion(llvm::StringRef format) {
-  for (size_t i = 0; i < format.size(); ++i) {
-    if (format[i] != '%') continue;
-    if (i + 1 < format.size() && format[i + 1] == '%') {
-      ++i;
-      continue;
-    }
-    size_t j = i + 1;
-    while (j < format.size() && llvm::StringRef("-+ #0123456789.").contains(format[j])) ++j;
-    if (j < format.size() && format[j] == 'v') return true;
-  }
-  return false;
-}
-
-// printf's vector conversions are not implemented (printf is the host's):
-// a kernel using one fails the build with a line saying so, rather than
-// printing its format string raw.
-bool supported_printf_formats(llvm::Module& m, std::string& log) {
-  bool ok = true;
-  for (llvm::Function& f : m)
-    for (llvm::Instruction& i : llvm::instructions(f)) {
-      auto* call = llvm::dyn_cast<llvm::CallInst>(&i);
-      llvm::Function* callee = call ? call->getCalledFunction() : nullptr;
-      if (!callee || callee->getName() != "printf" || call->arg_size() == 0) continue;
-      auto* gv = llvm::dyn_cast<llvm::GlobalVariable>(call->getArgOperand(0)->stripPointerCasts());
-      auto* data = gv && gv->hasInitializer()
-                       ? llvm::dyn_cast<llvm::ConstantDataSequential>(gv->getInitializer())
-                       : nullptr;
-      if (!data || !data->isCString() || !has_vector_conversion(data->getAsCString())) continue;
-      std::string shown;  // the format on one line
-      for (char c : data->getAsCString()) shown += c == '\n' ? std::string("\\n") : std::string(1, c);
-      log += "error: in '" + f.getName().str() + "': printf's vector conversions (\"" + shown +
-             "\") are not supported by the Parasol native CPU device\n";
-      ok = false;
-    }
-  return ok;
-}
-
 // The rest of a build, from the front end's module: built-ins, lowering,
 // optimisation, machine code, loaded into the JIT.
 BuildResult finish(std::unique_ptr<llvm::Module> m, bool opt_disable, std::string log,
                    PhaseTimer& timer) {
   BuildResult r;
   r.log = std::move(log);
-  if (!supported_printf_formats(*m, r.log)) return r;
+  if (!expand_printf_vectors(*m, r.log)) return r;
   ProgramImage img;
   // The program's own variables, before the built-ins bring theirs.
   const llvm::DataLayout& layout = m->getDataLayout();

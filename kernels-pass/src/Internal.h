@@ -45,6 +45,9 @@ bool preprocess(std::string_view source, const FrontendOptions& opts, std::strin
 
 // Links the used parts of the built-in library into m; false on error.
 bool link_builtins(llvm::Module& m, std::string& log);
+// printf's vector conversions as scalar ones the host's printf knows
+// (PrintfVectors.cpp); false, with a line in log, for one it cannot rewrite.
+bool expand_printf_vectors(llvm::Module& m, std::string& log);
 
 // Kernel descriptions from Clang's kernel_arg_* metadata (before lowering).
 std::vector<KernelInfo> collect_kernel_info(const llvm::Module& m);

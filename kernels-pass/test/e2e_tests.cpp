@@ -492,6 +492,46 @@ TEST_CASE("printf", "[e2e]") {
   REQUIRE(std::string(buf, got) == "hello 42 from 2, 1.50\n");
 }
 
+// What the kernel printed on stdout while `launch` ran.
+template <typename Launch>
+std::string printed(Launch launch) {
+  std::fflush(stdout);
+  std::FILE* tmp = std::tmpfile();
+  int saved = dup(fileno(stdout));
+  dup2(fileno(tmp), fileno(stdout));
+  launch();
+  std::fflush(stdout);
+  dup2(saved, fileno(stdout));
+  close(saved);
+  std::rewind(tmp);
+  char buf[1024] = {};
+  size_t got = std::fread(buf, 1, sizeof buf - 1, tmp);
+  std::fclose(tmp);
+  return std::string(buf, got);
+}
+
+TEST_CASE("printf vector conversions print every element, comma separated", "[e2e]") {
+  // Every way the calling convention passes a vector: as a vector (float4,
+  // float3), as an integer or a double of its bits (char2, short4, float2),
+  // in memory (float8, int16).
+  auto p = build_ok(R"(
+    __kernel void k(float f) {
+      printf("[%v4hlf] [%v3hlf] [%v2hlf] [%5.1v8hlf]\n", (float4)(f, 2.0f, -3.0f, 4.5f),
+             (float3)(1.0f, f, 3.0f), (float2)(f, -f), (float8)(f));
+      printf("[%v2hhd] [%#v4hx] [%v16hld] [%v3hhu] %d%%v\n", (char2)(-1, 2), (short4)(1, 2, 255, -1),
+             (int16)(7), (uchar3)(250, 251, 252), 9);
+      printf("[%v2ld] [%v2lx]\n", (long2)(-5, 6), (ulong2)(0x10, 0xffffffffff));
+    })");
+  Args args;
+  args.value(1.5f);
+  const std::string out = printed([&] { run(*p, "k", args, range(1, {1}, {1})); });
+  CHECK(out ==
+        "[1.500000,2.000000,-3.000000,4.500000] [1.000000,1.500000,3.000000] [1.500000,-1.500000] "
+        "[  1.5,  1.5,  1.5,  1.5,  1.5,  1.5,  1.5,  1.5]\n"
+        "[-1,2] [0x1,0x2,0xff,0xffff] [7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7] [250,251,252] 9%v\n"
+        "[-5,6] [10,ffffffffff]\n");
+}
+
 TEST_CASE("kernel-scope __local arrays and a __local pointer argument", "[e2e]") {
   auto p = build_ok(R"(
     __kernel void k(__global int* out, __local int* arg_scratch) {
