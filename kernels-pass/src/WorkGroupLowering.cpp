@@ -12,7 +12,15 @@
 // Values defined before a barrier and used after it live in per-work-item
 // slots (a stack array indexed by the local linear id), unless they are
 // cheap functions of the launch geometry, which are recomputed instead.
+//
+// A barrier-free kernel with an inner loop may run in rounds (WorkItemRounds.h):
+// the cuts before the loop's header and exit block are regions' starts like
+// barriers, but each work-item keeps its own next region (a per-work-item
+// state byte), each region runs only the work-items whose state names it,
+// and the loop's region runs again while any work-item is left in it.
 #include "WorkGroupLowering.h"
+
+#include "WorkItemRounds.h"
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/SetVector.h>
@@ -25,6 +33,8 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/ReplaceConstant.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/Scalarizer.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/Local.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
@@ -112,6 +122,8 @@ class KernelLowering {
   void resolve_geometry(Function& w);
   void place_local_variables(Function& w);
   Value* select_dim(IRBuilder<>& b, Value* dim, const std::array<Value*, 3>& v, Value* fallback);
+  Value* clone_uniform(Value* v, Instruction* at, DenseMap<Value*, Value*>& done);
+  void emit_strips(IRBuilder<>& b);
 
   Module& m_;
   Function& k_;
@@ -128,9 +140,14 @@ class KernelLowering {
   Value* group_ = nullptr;
   Value* local_mem_ = nullptr;
   std::array<Value*, 3> local_size_{}, group_id_{}, num_groups_{}, offset_{};
+  std::array<Value*, 3> lo_{}, hi_{};  // the local ids each region's loop nest runs over
+  BasicBlock* strip_latch_ = nullptr;  // rounds: after the last region of a strip
   Value* work_dim_ = nullptr;
   Value* num_items_ = nullptr;
   AllocaInst* next_ = nullptr;
+  std::optional<RoundsPlan> rounds_;
+  DenseMap<Function*, Value*> round_value_;  // uniform placeholder -> its value this round
+  AllocaInst* state_ = nullptr;  // rounds: each work-item's next region (0: none)
   std::vector<BasicBlock*> region_pre_;  // loop-nest preheader per region
   std::vector<std::pair<BasicBlock*, Region*>> pending_after_;
   std::vector<Value*> vmap_args_;               // kernel argument -> unpacked value
@@ -347,6 +364,75 @@ std::string region_name(std::size_t i) {
 
 }  // namespace
 
+// A round-uniform value (is_round_uniform) computed again before `at`, in the
+// work-group function: the kernel's arguments as unpacked, uniform
+// placeholders as this round's values.
+Value* KernelLowering::clone_uniform(Value* v, Instruction* at, DenseMap<Value*, Value*>& done) {
+  if (auto it = done.find(v); it != done.end()) return it->second;
+  if (auto* a = dyn_cast<Argument>(v)) return vmap_args_[a->getArgNo()];
+  auto* i = dyn_cast<Instruction>(v);
+  if (!i) return v;
+  if (auto* c = dyn_cast<CallInst>(i))
+    if (auto it = round_value_.find(c->getCalledFunction()); it != round_value_.end()) return it->second;
+  Instruction* c = i->clone();
+  for (unsigned k = 0; k < c->getNumOperands(); ++k)
+    c->setOperand(k, clone_uniform(c->getOperand(k), at, done));
+  c->insertBefore(at);
+  c->setName(i->getName() + ".uniform");
+  done[v] = c;
+  return c;
+}
+
+// Rounds run strip by strip: one row (fixed z, y) of at most kStripItems
+// work-items at a time goes through every region, so that the slots a round
+// reads and writes stay near the core (in L1 for nbody) whatever the
+// work-group's size. Sets lo_/hi_ to the strip and strip_latch_ to the step
+// to the next one; b is at the end of the entry block.
+void KernelLowering::emit_strips(IRBuilder<>& b) {
+  // The default 1D work-group in one strip (native_compiler.cpp's choose_local).
+  constexpr uint64_t kStripItems = 256;
+  Type* i64 = b.getInt64Ty();
+  BasicBlock* entry = b.GetInsertBlock();
+  BasicBlock* zh = BasicBlock::Create(ctx_, "strip.z", w_);
+  BasicBlock* yh = BasicBlock::Create(ctx_, "strip.y", w_);
+  BasicBlock* xh = BasicBlock::Create(ctx_, "strip.x", w_);
+  BasicBlock* xl = BasicBlock::Create(ctx_, "strip.x.latch", w_);
+  BasicBlock* yl = BasicBlock::Create(ctx_, "strip.y.latch", w_);
+  BasicBlock* zl = BasicBlock::Create(ctx_, "strip.z.latch", w_);
+  BasicBlock* out = BasicBlock::Create(ctx_, "strip.done", w_);
+  b.CreateBr(zh);
+  b.SetInsertPoint(zh);
+  PHINode* z = b.CreatePHI(i64, 2, "strip.z");
+  b.CreateBr(yh);
+  b.SetInsertPoint(yh);
+  PHINode* y = b.CreatePHI(i64, 2, "strip.y");
+  b.CreateBr(xh);
+  b.SetInsertPoint(xh);
+  PHINode* x = b.CreatePHI(i64, 2, "strip.x");
+  Value* x_end = b.CreateBinaryIntrinsic(Intrinsic::umin, b.CreateNUWAdd(x, b.getInt64(kStripItems)),
+                                         local_size_[0], nullptr, "strip.x.end");
+  lo_ = {x, y, z};
+  hi_ = {x_end, b.CreateNUWAdd(y, b.getInt64(1)), b.CreateNUWAdd(z, b.getInt64(1))};
+  b.CreateBr(region_pre_[0]);
+  b.SetInsertPoint(xl);
+  b.CreateCondBr(b.CreateICmpULT(x_end, local_size_[0]), xh, yl);
+  b.SetInsertPoint(yl);
+  Value* y1 = b.CreateNUWAdd(y, b.getInt64(1));
+  b.CreateCondBr(b.CreateICmpULT(y1, local_size_[1]), yh, zl);
+  b.SetInsertPoint(zl);
+  Value* z1 = b.CreateNUWAdd(z, b.getInt64(1));
+  b.CreateCondBr(b.CreateICmpULT(z1, local_size_[2]), zh, out);
+  b.SetInsertPoint(out);
+  b.CreateRetVoid();
+  z->addIncoming(b.getInt64(0), entry);
+  z->addIncoming(z1, zl);
+  y->addIncoming(b.getInt64(0), zh);
+  y->addIncoming(y1, yl);
+  x->addIncoming(b.getInt64(0), yh);
+  x->addIncoming(x_end, xl);
+  strip_latch_ = xl;
+}
+
 void KernelLowering::emit_region(Region& r) {
   Type* i64 = Type::getInt64Ty(ctx_);
   unsigned idx = &r - regions_.data();
@@ -360,27 +446,97 @@ void KernelLowering::emit_region(Region& r) {
   BasicBlock* zl = BasicBlock::Create(ctx_, tag + ".z.latch", w_);
   BasicBlock* after = BasicBlock::Create(ctx_, tag + ".done", w_);
 
+  // Rounds: the loop's region runs again (from `round`, its uniform values
+  // advanced in `next_round`) while any work-item is left in it; the first
+  // region and the loop's count the work-items that go on in the loop (`any`).
+  const bool rounds = rounds_.has_value();
+  const unsigned loop_region = rounds ? region_after_barrier_[rounds_->head_cut] : 0;
+  const unsigned exit_region = rounds ? region_after_barrier_[rounds_->exit_cut] : 0;
+  const bool is_loop = rounds && idx == loop_region;
+  const bool counts = rounds && (idx == 0 || is_loop);
+  BasicBlock* round = is_loop ? BasicBlock::Create(ctx_, tag + ".round", w_) : nullptr;
+  BasicBlock* next_round = is_loop ? BasicBlock::Create(ctx_, tag + ".next", w_) : nullptr;
+  BasicBlock* nest_pre = pre;  // the block before the nest
+  std::vector<Instruction*> state_accesses;
+
   IRBuilder<> b(pre);
-  b.CreateBr(zh);
+  b.CreateBr(is_loop ? round : zh);
+  std::vector<PHINode*> round_phis;
+  if (is_loop) {
+    DenseMap<Value*, Value*> done;
+    b.SetInsertPoint(round);
+    for (const RoundsPlan::Uniform& u : rounds_->uniforms) {
+      Value* init = clone_uniform(u.init, pre->getTerminator(), done);
+      PHINode* phi = b.CreatePHI(u.init->getType(), 2, u.placeholder->getName());
+      phi->addIncoming(init, pre);
+      round_phis.push_back(phi);
+      round_value_[u.placeholder] = phi;
+    }
+    // Uniform loads, once per round: some work-item is in the loop (else the
+    // round would not run), and it reaches the load when the uniform
+    // conditions on the way hold.
+    nest_pre = round;
+    done.clear();
+    for (const RoundsPlan::Load& l : rounds_->loads) {
+      Instruction* at = b.CreateUnreachable();
+      Value* cond = nullptr;
+      for (auto [c, when] : l.conditions) {
+        Value* v = clone_uniform(c, at, done);
+        IRBuilder<> cb(at);
+        if (!when) v = cb.CreateNot(v);
+        cond = cond ? cb.CreateAnd(cond, v) : v;
+      }
+      at->eraseFromParent();
+      Instruction* load = l.load->clone();
+      if (!cond) {
+        b.Insert(load);
+        load->setOperand(0, clone_uniform(l.address, load, done));
+        round_value_[l.placeholder] = load;
+        continue;
+      }
+      BasicBlock* on = BasicBlock::Create(ctx_, tag + ".uniform.load", w_);
+      BasicBlock* join = BasicBlock::Create(ctx_, tag + ".uniform.join", w_);
+      b.CreateCondBr(cond, on, join);
+      b.SetInsertPoint(on);
+      Instruction* br = b.CreateBr(join);
+      load->insertBefore(br);
+      // Its address is computed under the same conditions (it may read
+      // loaded values whose conditions these are).
+      DenseMap<Value*, Value*> inner = done;
+      load->setOperand(0, clone_uniform(l.address, load, inner));
+      b.SetInsertPoint(join);
+      PHINode* v = b.CreatePHI(load->getType(), 2, l.placeholder->getName());
+      v->addIncoming(load, on);
+      v->addIncoming(PoisonValue::get(load->getType()), nest_pre);
+      round_value_[l.placeholder] = v;
+      nest_pre = join;
+    }
+    b.CreateBr(zh);
+  }
   b.SetInsertPoint(zh);
   PHINode* z = b.CreatePHI(i64, 2, "lid.z");
+  PHINode* any_z = counts ? b.CreatePHI(b.getInt1Ty(), 2, "any.z") : nullptr;
   b.CreateBr(yh);
   b.SetInsertPoint(yh);
   PHINode* y = b.CreatePHI(i64, 2, "lid.y");
+  PHINode* any_y = counts ? b.CreatePHI(b.getInt1Ty(), 2, "any.y") : nullptr;
   b.CreateBr(xh);
   b.SetInsertPoint(xh);
   PHINode* x = b.CreatePHI(i64, 2, "lid.x");
+  PHINode* any_x = counts ? b.CreatePHI(b.getInt1Ty(), 2, "any.x") : nullptr;
   Value* linear = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(z, local_size_[1]), y), local_size_[0]), x,
                               "local.linear");
+  Value* state = rounds ? b.CreateGEP(b.getInt8Ty(), state_, linear, "state") : nullptr;
 
   // Clone the region's blocks.
   ValueToValueMapTy vmap;
   for (unsigned a = 0; a < k_.arg_size(); ++a) vmap[k_.getArg(a)] = vmap_args_[a];
-  const bool many_exits = r.exit_barriers.size() + (r.exits_by_return ? 1 : 0) > 1;
+  const bool many_exits = !rounds && r.exit_barriers.size() + (r.exits_by_return ? 1 : 0) > 1;
   auto exit_block = [&](int target) {
     BasicBlock* e = BasicBlock::Create(ctx_, tag + ".exit", w_);
     IRBuilder<> eb(e);
     if (many_exits) eb.CreateStore(eb.getInt32(target), next_);
+    if (rounds) state_accesses.push_back(eb.CreateStore(eb.getInt8(target < 0 ? 0 : target), state));
     eb.CreateBr(xl);
     return e;
   };
@@ -405,7 +561,14 @@ void KernelLowering::emit_region(Region& r) {
       ret->eraseFromParent();
     }
   }
-  b.CreateBr(cast<BasicBlock>(vmap[r.start]));
+  if (rounds && idx != 0) {
+    // Only the work-items whose next region this is.
+    auto* st = b.CreateLoad(b.getInt8Ty(), state, "state.now");
+    state_accesses.push_back(st);
+    b.CreateCondBr(b.CreateICmpEQ(st, b.getInt8(idx)), cast<BasicBlock>(vmap[r.start]), xl);
+  } else {
+    b.CreateBr(cast<BasicBlock>(vmap[r.start]));
+  }
 
   // Resolve per-item placeholders in the clone.
   for (BasicBlock* c : clones)
@@ -419,6 +582,8 @@ void KernelLowering::emit_region(Region& r) {
         v = select_dim(ib, call->getArgOperand(0), {x, y, z}, ib.getInt64(0));
       else if (n == kPrivateIndexFn)
         v = linear;
+      else if (auto it = round_value_.find(call->getCalledFunction()); it != round_value_.end())
+        v = it->second;
       if (!v) continue;
       call->replaceAllUsesWith(v);
       call->eraseFromParent();
@@ -426,19 +591,31 @@ void KernelLowering::emit_region(Region& r) {
 
   // Latches: x innermost, unit stride; the loops run at least once.
   b.SetInsertPoint(xl);
+  Value* any1 = nullptr;  // whether a work-item so far goes on in the loop
+  if (counts) {
+    auto* st = b.CreateLoad(b.getInt8Ty(), state, "state.next");
+    state_accesses.push_back(st);
+    any1 = b.CreateOr(any_x, b.CreateICmpEQ(st, b.getInt8(loop_region)), "any.next");
+    any_z->addIncoming(b.getFalse(), nest_pre);
+    any_z->addIncoming(any1, zl);
+    any_y->addIncoming(any_z, zh);
+    any_y->addIncoming(any1, yl);
+    any_x->addIncoming(any_y, yh);
+    any_x->addIncoming(any1, xl);
+  }
   Value* x1 = b.CreateNUWAdd(x, b.getInt64(1), "lid.x.next");
-  auto* xbr = b.CreateCondBr(b.CreateICmpULT(x1, local_size_[0]), xh, yl);
+  auto* xbr = b.CreateCondBr(b.CreateICmpULT(x1, hi_[0]), xh, yl);
   b.SetInsertPoint(yl);
   Value* y1 = b.CreateNUWAdd(y, b.getInt64(1), "lid.y.next");
-  auto* ybr = b.CreateCondBr(b.CreateICmpULT(y1, local_size_[1]), yh, zl);
+  auto* ybr = b.CreateCondBr(b.CreateICmpULT(y1, hi_[1]), yh, zl);
   b.SetInsertPoint(zl);
   Value* z1 = b.CreateNUWAdd(z, b.getInt64(1), "lid.z.next");
-  auto* zbr = b.CreateCondBr(b.CreateICmpULT(z1, local_size_[2]), zh, after);
-  z->addIncoming(b.getInt64(0), pre);
+  auto* zbr = b.CreateCondBr(b.CreateICmpULT(z1, hi_[2]), zh, after);
+  z->addIncoming(lo_[2], nest_pre);
   z->addIncoming(z1, zl);
-  y->addIncoming(b.getInt64(0), zh);
+  y->addIncoming(lo_[1], zh);
   y->addIncoming(y1, yl);
-  x->addIncoming(b.getInt64(0), yh);
+  x->addIncoming(lo_[0], yh);
   x->addIncoming(x1, xl);
 
   // Work-items of one region are independent between barriers (races on
@@ -456,6 +633,7 @@ void KernelLowering::emit_region(Region& r) {
       }
       i.setMetadata(LLVMContext::MD_access_group, group);
     }
+  for (Instruction* i : state_accesses) i->setMetadata(LLVMContext::MD_access_group, group);
   auto loop_id = [&](bool vectorise) {
     SmallVector<Metadata*, 3> ops{nullptr};
     ops.push_back(MDNode::get(ctx_, {MDString::get(ctx_, "llvm.loop.parallel_accesses"), group}));
@@ -471,8 +649,20 @@ void KernelLowering::emit_region(Region& r) {
 
   // After the nest: on to the next region (or out).
   b.SetInsertPoint(after);
-  if (!many_exits) {
-    if (r.exits_by_return)
+  if (counts) {
+    // On to the (next) round while a work-item is in the loop, else past it.
+    b.CreateCondBr(any1, is_loop ? next_round : region_pre_[loop_region], region_pre_[exit_region]);
+    if (is_loop) {
+      b.SetInsertPoint(next_round);
+      Instruction* to_round = b.CreateBr(round);
+      DenseMap<Value*, Value*> done;
+      for (std::size_t u = 0; u < round_phis.size(); ++u)
+        round_phis[u]->addIncoming(clone_uniform(rounds_->uniforms[u].next, to_round, done), next_round);
+    }
+  } else if (!many_exits) {
+    if (strip_latch_)
+      b.CreateBr(strip_latch_);  // the work-items left have ended
+    else if (r.exits_by_return)
       b.CreateRetVoid();
     else if (!r.exit_barriers.empty())
       b.CreateBr(region_pre_[region_after_barrier_[r.exit_barriers[0]]]);
@@ -543,8 +733,14 @@ void KernelLowering::place_local_variables(Function& w) {
 Function* KernelLowering::run() {
   strip_lifetime_markers();
   split_barriers();
+  rounds_ = plan_rounds(k_);
+  if (rounds_) {
+    barrier_blocks_.insert(rounds_->head_cut);
+    barrier_blocks_.insert(rounds_->exit_cut);
+  }
   find_regions();
   privatise();
+  if (rounds_) private_bytes_ += 1;  // the state byte
   build_entry();
 
   // Kernel arguments, unpacked from the args block.
@@ -585,11 +781,20 @@ Function* KernelLowering::run() {
   bool any_many = false;
   for (Region& r : regions_)
     any_many |= r.exit_barriers.size() + (r.exits_by_return ? 1 : 0) > 1;
-  if (any_many) next_ = b.CreateAlloca(b.getInt32Ty(), nullptr, "next");
+  if (rounds_)
+    state_ = b.CreateAlloca(b.getInt8Ty(), num_items_, "round.state");
+  else if (any_many)
+    next_ = b.CreateAlloca(b.getInt32Ty(), nullptr, "next");
 
   for (size_t i = 0; i < regions_.size(); ++i)
     region_pre_.push_back(BasicBlock::Create(ctx_, region_name(i) + ".pre", w_));
-  b.CreateBr(region_pre_[0]);
+  if (rounds_) {
+    emit_strips(b);
+  } else {
+    lo_ = {b.getInt64(0), b.getInt64(0), b.getInt64(0)};
+    hi_ = local_size_;
+    b.CreateBr(region_pre_[0]);
+  }
   for (Region& r : regions_) emit_region(r);
 
   resolve_geometry(*w_);
@@ -600,7 +805,7 @@ Function* KernelLowering::run() {
 
 }  // namespace
 
-PreservedAnalyses WorkGroupLoweringPass::run(Module& m, ModuleAnalysisManager&) {
+PreservedAnalyses WorkGroupLoweringPass::run(Module& m, ModuleAnalysisManager& am) {
   // Constant expressions over __local variables become instructions, so
   // they can be re-pointed into local_mem per work-group function.
   std::vector<Constant*> locals;
@@ -612,6 +817,20 @@ PreservedAnalyses WorkGroupLoweringPass::run(Module& m, ModuleAnalysisManager&) 
   for (Function& f : m)
     if (!f.isDeclaration() && f.getCallingConv() == CallingConv::SPIR_KERNEL) kernels.push_back(&f);
   if (kernels.empty()) return PreservedAnalyses::all();
+  // A kernel that runs in rounds has its vector values split into scalars
+  // first: LLVM's loop vectoriser takes no loop holding vector values
+  // (float4 arithmetic, loads and stores), and scalar values get per-item
+  // slots that are consecutive across work-items.
+  FunctionAnalysisManager& fam = am.getResult<FunctionAnalysisManagerModuleProxy>(m).getManager();
+  for (Function* k : kernels) {
+    if (!runs_in_rounds(*k)) continue;
+    FunctionPassManager fpm;
+    ScalarizerPassOptions so;
+    so.ScalarizeLoadStore = true;
+    fpm.addPass(ScalarizerPass(so));
+    fpm.addPass(InstCombinePass());
+    fam.invalidate(*k, fpm.run(*k, fam));
+  }
   for (Function* k : kernels) KernelLowering(m, *k).run();
   // The per-item originals now refer into the new functions; drop them.
   // A kernel still called from elsewhere keeps a declaration.
@@ -627,6 +846,8 @@ PreservedAnalyses WorkGroupLoweringPass::run(Module& m, ModuleAnalysisManager&) 
        }())
     if (gv->use_empty()) gv->eraseFromParent();
   if (Function* f = m.getFunction(kPrivateIndexFn); f && f->use_empty()) f->eraseFromParent();
+  for (Function& f : make_early_inc_range(m))
+    if (f.getName().starts_with(kRoundValuePrefix) && f.use_empty()) f.eraseFromParent();
   return PreservedAnalyses::none();
 }
 

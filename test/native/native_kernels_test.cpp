@@ -4,6 +4,7 @@
 // async_work_group_copy and __local memory up to the device's limit. Every
 // result is compared with a CPU reference and between the two devices.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <random>
 #include <set>
@@ -473,4 +474,74 @@ __kernel void wide(__global const float16* in, __global float16* out, __local do
     CHECK(got.back() == expect);
   }
   CHECK(got[0] == got[1]);
+}
+
+// Inner loops in the work-item loop (kernels-pass's rounds, WorkItemRounds.h):
+// nbody's loop over the bodies runs in rounds, each work-item's Collatz loop
+// (work-items leaving it apart) keeps the plain lowering; both on groups of
+// 37 work-items (no multiple of a vector width) with a global offset.
+TEST_CASE("nbody's forces and Collatz sequences with a global offset match the CPU on native and PoCL") {
+  NativeAndPocl f;
+  Program prog(f.ctx, R"(
+    __kernel void forces(__global const float4* pos, __global float4* acc, uint n, uint count,
+                         float eps2) {
+      uint i = get_global_id(0) - get_global_offset(0);
+      if (i >= count) return;
+      float3 p = pos[i].xyz;
+      float3 a = (float3)(0.0f, 0.0f, 0.0f);
+      for (uint j = 0; j < n; ++j) {
+        float4 q = pos[j];
+        float3 d = q.xyz - p;
+        float inv = rsqrt(dot(d, d) + eps2);
+        a += (q.w * inv * inv * inv) * d;
+      }
+      acc[i] = (float4)(a, 0.0f);
+    }
+    __kernel void collatz(__global uint* steps, ulong first) {
+      size_t i = get_global_id(0);
+      ulong v = first + i;
+      uint s = 0;
+      while (v != 1) {
+        v = (v & 1) ? 3 * v + 1 : v >> 1;
+        ++s;
+      }
+      steps[i - get_global_offset(0)] = s;
+    })");
+  const size_t local = 37, global = 37 * 5, offset = 13;
+  const cl_uint n = 301, count = 180;
+  std::vector<float> pos(4 * n);
+  std::mt19937 rng(3);
+  for (size_t i = 0; i < pos.size(); ++i)
+    pos[i] = i % 4 == 3 ? 1.0f / n : static_cast<float>(rng() % 2001) / 1000.0f - 1.0f;
+  const float eps2 = 0.01f;
+  // Floats: within 1e-4 (relative) of a double reference; the devices sum
+  // in float, and PoCL's rsqrt is not the native device's.
+  std::vector<double> want(3 * count);
+  for (cl_uint i = 0; i < count; ++i)
+    for (cl_uint j = 0; j < n; ++j) {
+      double d[3], r2 = eps2;
+      for (int c = 0; c < 3; ++c) d[c] = pos[4 * j + c] - pos[4 * i + c], r2 += d[c] * d[c];
+      for (int c = 0; c < 3; ++c) want[3 * i + c] += pos[4 * j + 3] / (r2 * std::sqrt(r2)) * d[c];
+    }
+  const cl_ulong first = 27;
+  std::vector<cl_uint> steps(global);
+  for (size_t i = 0; i < global; ++i) {
+    cl_ulong v = first + offset + i;
+    while (v != 1) v = (v & 1) ? 3 * v + 1 : v >> 1, ++steps[i];
+  }
+  Kernel forces(prog, "forces"), collatz(prog, "collatz");
+  for (auto [name, q] : f.queues()) {
+    INFO(name);
+    Mem p(make_buffer(f.ctx, pos)), a(f.ctx, CL_MEM_READ_WRITE, 4 * n * sizeof(float));
+    set_args(forces, p.m, a.m, n, count, eps2);
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, forces, 1, &offset, &global, &local, 0, nullptr, nullptr));
+    std::vector<float> got = read_back<float>(q, a, 4 * count);
+    for (cl_uint i = 0; i < count; ++i)
+      for (int c = 0; c < 3; ++c)
+        REQUIRE(std::fabs(got[4 * i + c] - want[3 * i + c]) <= 1e-4 * (1 + std::fabs(want[3 * i + c])));
+    Mem s(f.ctx, CL_MEM_READ_WRITE, global * sizeof(cl_uint));
+    set_args(collatz, s.m, first);
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, collatz, 1, &offset, &global, &local, 0, nullptr, nullptr));
+    CHECK(read_back<cl_uint>(q, s, global) == steps);
+  }
 }
