@@ -8,7 +8,7 @@ namespace {
 // "PRSL" and the protocol's version: a node of another Parasol is told
 // apart, not misread.
 constexpr std::uint32_t kMagic = 0x4C535250;
-constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kVersion = 3;
 
 void put32(std::vector<unsigned char>& out, std::uint32_t v) {
   const auto* p = reinterpret_cast<const unsigned char*>(&v);

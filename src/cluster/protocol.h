@@ -37,7 +37,10 @@ enum class Op : std::uint32_t {
   Stop,
   // id, device, source, options -> ok, log, program, kernel names
   Build,
-  // id, program, name -> err, kernel, work-group size, reqd[3]
+  // id, program, name -> err, kernel, work-group size, reqd[3], preferred
+  // work-group size multiple, private memory, __local memory of its own,
+  // arguments (count, then each one's address, access and type qualifiers,
+  // type name and name)
   CreateKernel,
   ReleaseProgram,  // program
   ReleaseKernel,   // kernel
