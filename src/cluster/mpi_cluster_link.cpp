@@ -585,6 +585,7 @@ parasol_open_cluster_link(std::string& why) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
+    parasol::cluster::skip_finalize_fence();
     // Several threads of rank 0 may call MPI (the application's first
     // device query, the exit handler).
     int provided = 0;

@@ -1,5 +1,6 @@
 #include "cluster/protocol.h"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace parasol::cluster {
@@ -106,5 +107,7 @@ bool decode(std::span<const unsigned char> bytes, backend::RankDevices& devices,
   }
   return true;
 }
+
+void skip_finalize_fence() { setenv("OMPI_MCA_async_mpi_finalize", "1", 0); }
 
 }  // namespace parasol::cluster

@@ -341,6 +341,19 @@ TEST_CASE("a node that stops answering or dies fails its commands; rank 0 goes o
   CL_REQUIRE(clEnqueueReadBuffer(local_q, b, CL_TRUE, 0, n * sizeof(float), back.data(), 0,
                                  nullptr, nullptr));
   for (std::size_t i = 0; i < n; ++i) REQUIRE(back[i] == input[i] * 2.0f);
+
+  // And so do the other nodes' (a third rank runs parasol-node).
+  const int ranks = std::atoi(std::getenv("OMPI_COMM_WORLD_SIZE"));
+  for (int r = 2; r < ranks; ++r) {
+    AddOneOn on(pocl_of_rank(r), n);
+    Event ran_there;
+    CL_REQUIRE(
+        clEnqueueNDRangeKernel(on.q, on.add_one, 1, nullptr, &n, nullptr, 0, nullptr, &ran_there));
+    CHECK(wait_bounded(ran_there, 30) == CL_COMPLETE);
+    CL_REQUIRE(clEnqueueReadBuffer(on.q, on.buf, CL_TRUE, 0, n * sizeof(float), back.data(), 0,
+                                   nullptr, nullptr));
+    for (float v : back) REQUIRE(v == 1.0f);
+  }
 }
 
 TEST_CASE("context queues of contexts holding remote devices run their kernels", "[remote]") {
