@@ -63,6 +63,9 @@ struct RemoteKernelInfo {
   std::uint64_t id = 0;
   std::size_t work_group_size = 0;  // CL_KERNEL_WORK_GROUP_SIZE
   std::array<std::size_t, 3> reqd{0, 0, 0};  // CL_KERNEL_COMPILE_WORK_GROUP_SIZE
+  std::size_t preferred_multiple = 1;         // CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE
+  cl_ulong private_mem = 0;                   // CL_KERNEL_PRIVATE_MEM_SIZE
+  cl_ulong local_mem = 0;  // CL_KERNEL_LOCAL_MEM_SIZE with no __local argument set
   // As the node's platform answers clGetKernelArgInfo: rank 0 reads the
   // arguments from them where its own front end did not (no native device).
   std::vector<KernelArgInfo> args;

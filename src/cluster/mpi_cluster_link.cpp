@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <condition_variable>
 #include <deque>
@@ -141,13 +142,16 @@ class MpiClusterLink final : public backend::ClusterLink {
       return info;
     }
     Reader in(reply);
-    std::uint64_t echoed = 0, wgs = 0, reqd[3] = {0, 0, 0};
+    std::uint64_t echoed = 0, wgs = 0, reqd[3] = {0, 0, 0}, preferred = 1;
     std::uint32_t err = 0;
     in.u64(echoed);
     in.u32(err);
     in.u64(info.id);
     in.u64(wgs);
     for (auto& r : reqd) in.u64(r);
+    in.u64(preferred);
+    in.u64(info.private_mem);
+    in.u64(info.local_mem);
     std::uint32_t nargs = 0;
     in.u32(nargs);
     for (std::uint32_t i = 0; i < nargs && in.ok(); ++i) {
@@ -165,6 +169,7 @@ class MpiClusterLink final : public backend::ClusterLink {
     }
     info.err = in.done() ? static_cast<cl_int>(err) : CL_INVALID_KERNEL;
     info.work_group_size = wgs;
+    info.preferred_multiple = preferred;
     for (int i = 0; i < 3; ++i) info.reqd[i] = reqd[i];
     return info;
   }
@@ -368,10 +373,13 @@ class MpiClusterLink final : public backend::ClusterLink {
     return answered;
   }
 
+  // Open MPI 4.1 does not tell a stuck node from a dead one.
   std::string given_up_why(int rank) const {
-    return "rank " + std::to_string(rank) + " did not answer within " +
-           std::to_string(timeout_.count() / 1000.0) +
-           " s (PARASOL_CLUSTER_TIMEOUT) and was given up: its devices take no more commands";
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g", static_cast<double>(timeout_.count()) / 1000.0);
+    return "rank " + std::to_string(rank) + " did not answer within " + seconds +
+           " s (PARASOL_CLUSTER_TIMEOUT): it is stuck or has died; it was given up, its devices "
+           "take no more commands";
   }
 
   // Work in flight on the rank (under mutex_).
@@ -577,6 +585,7 @@ parasol_open_cluster_link(std::string& why) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
+    parasol::cluster::skip_finalize_fence();
     // Several threads of rank 0 may call MPI (the application's first
     // device query, the exit handler).
     int provided = 0;

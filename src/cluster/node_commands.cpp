@@ -149,7 +149,7 @@ void NodeCommands::build(Reader& in, Writer& out) {
   }
   const std::uint64_t program_id = next_id_++;
   const std::vector<std::string> names = kernel_names(program.get());
-  programs_[program_id] = std::move(program);
+  programs_[program_id] = {std::move(program), devices_[device]};
   out.u32(1).str(log).u64(program_id).u32(static_cast<std::uint32_t>(names.size()));
   for (const std::string& n : names) out.str(n);
 }
@@ -165,21 +165,33 @@ void NodeCommands::create_kernel(Reader& in, Writer& out) {
   cl_int err = CL_INVALID_PROGRAM_EXECUTABLE;
   OwnedKernel kernel(it == programs_.end() || !in.ok()
                          ? nullptr
-                         : clCreateKernel(it->second.get(), name.c_str(), &err));
+                         : clCreateKernel(it->second.first.get(), name.c_str(), &err));
   if (!kernel) {
-    out.u32(static_cast<std::uint32_t>(err)).u64(0).u64(0).u64(0).u64(0).u64(0).u32(0);
+    out.u32(static_cast<std::uint32_t>(err)).u64(0).u64(0).u64(0).u64(0).u64(0).u64(0).u64(0).u64(0);
+    out.u32(0);
     return;
   }
-  cl_device_id device = nullptr;
-  clGetProgramInfo(it->second.get(), CL_PROGRAM_DEVICES, sizeof device, &device, nullptr);
+  // The program's devices are the context's: its kernel answers for the
+  // one it was built for.
+  const cl_device_id device = it->second.second;
   std::size_t wgs = 0, reqd[3] = {0, 0, 0};
   clGetKernelWorkGroupInfo(kernel.get(), device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wgs, &wgs,
                            nullptr);
   clGetKernelWorkGroupInfo(kernel.get(), device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd,
                            reqd, nullptr);
+  // No __local argument is set yet: the kernel's own __local variables.
+  std::size_t preferred = 1;
+  cl_ulong private_mem = 0, local_mem = 0;
+  clGetKernelWorkGroupInfo(kernel.get(), device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                           sizeof preferred, &preferred, nullptr);
+  clGetKernelWorkGroupInfo(kernel.get(), device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof private_mem,
+                           &private_mem, nullptr);
+  clGetKernelWorkGroupInfo(kernel.get(), device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local_mem,
+                           &local_mem, nullptr);
   const std::uint64_t kernel_id = next_id_++;
   kernels_[kernel_id] = std::move(kernel);
   out.u32(CL_SUCCESS).u64(kernel_id).u64(wgs).u64(reqd[0]).u64(reqd[1]).u64(reqd[2]);
+  out.u64(preferred).u64(private_mem).u64(local_mem);
   write_args(kernels_[kernel_id].get(), out);
 }
 

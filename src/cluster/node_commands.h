@@ -79,7 +79,8 @@ class NodeCommands {
   OwnedContext context_;
   std::vector<OwnedQueue> queues_;
   std::uint64_t next_id_ = 1;
-  std::map<std::uint64_t, OwnedProgram> programs_;
+  // Each program with the one device it was built for.
+  std::map<std::uint64_t, std::pair<OwnedProgram, cl_device_id>> programs_;
   std::map<std::uint64_t, OwnedKernel> kernels_;
   // Declared last: released first (each storage's StarPU handle before
   // the context).

@@ -113,6 +113,7 @@ class Executor {
 
 int main(int argc, char** argv) {
   int provided = 0;
+  cluster::skip_finalize_fence();
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
     std::fprintf(stderr, "[parasol-node] MPI_Init_thread failed\n");
     return 1;

@@ -37,7 +37,10 @@ enum class Op : std::uint32_t {
   Stop,
   // id, device, source, options -> ok, log, program, kernel names
   Build,
-  // id, program, name -> err, kernel, work-group size, reqd[3]
+  // id, program, name -> err, kernel, work-group size, reqd[3], preferred
+  // work-group size multiple, private memory, __local memory of its own,
+  // arguments (count, then each one's address, access and type qualifiers,
+  // type name and name)
   CreateKernel,
   ReleaseProgram,  // program
   ReleaseKernel,   // kernel
@@ -83,6 +86,14 @@ class Reader {
   std::size_t at_ = 0;
   bool ok_ = true;
 };
+
+// Before MPI_Init, on rank 0 and the nodes: MPI_Finalize does not begin with
+// Open MPI's fence of the whole job (MCA parameter async_mpi_finalize; a
+// user's own OMPI_MCA_async_mpi_finalize wins). Under mpirun
+// --enable-recovery a rank that died never joins that fence, and Open MPI
+// 4.1 then sometimes waits in it for ever. Nothing crosses between Parasol's
+// ranks after rank 0's end message, so no rank needs the fence.
+void skip_finalize_fence();
 
 // A node's device list; its rank is the message's source.
 std::vector<unsigned char> encode(const backend::RankDevices& devices);

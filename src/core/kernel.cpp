@@ -228,8 +228,12 @@ cl_int Kernel::local_mem_size(const Device* d, cl_ulong& bytes) const {
     bytes = backend::native::local_bytes(*nk, args);
     return CL_SUCCESS;
   }
+  if (const backend::RemoteObject* r = remote_for(d)) {  // its node's answer, and the arguments
+    bytes = r->info.local_mem + args;
+    return CL_SUCCESS;
+  }
   const VendorLaunch v = vendor_launch(d);
-  if (!v.kernel) {  // another rank's device: the arguments are what is known here
+  if (!v.kernel) {
     bytes = args;
     return CL_SUCCESS;
   }

@@ -258,15 +258,19 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id devic
     return ::clGetKernelWorkGroupInfo(vk, d->vendor(), param_name, param_value_size, param_value,
                                       param_value_size_ret);
   // The native device answers for itself; another rank's device, with what
-  // its node's vendor said of the kernel's work-groups (0 for its memory).
+  // its node's vendor said of the kernel when it made it.
   InfoOut out(param_value_size, param_value, param_value_size_ret);
   auto limits = k->work_group_limits(d);
   const backend::native::NativeKernel* nk = k->native_for(d);
+  const backend::RemoteObject* rk = k->remote_for(d);
   switch (param_name) {
     case CL_KERNEL_WORK_GROUP_SIZE: return out.scalar(limits.max_total);
     case CL_KERNEL_COMPILE_WORK_GROUP_SIZE: return out.array(std::vector<size_t>(limits.reqd.begin(), limits.reqd.end()));
-    case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out.scalar(size_t{16});
-    case CL_KERNEL_PRIVATE_MEM_SIZE: return out.scalar(cl_ulong{nk ? backend::native::private_bytes(*nk) : 0});
+    case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
+      return out.scalar(rk ? rk->info.preferred_multiple : size_t{16});
+    case CL_KERNEL_PRIVATE_MEM_SIZE:
+      return out.scalar(rk ? rk->info.private_mem
+                           : cl_ulong{nk ? backend::native::private_bytes(*nk) : 0});
     default:
       return refuse(__func__, CL_INVALID_VALUE, "unknown param_name 0x", std::hex, param_name);
   }

@@ -6,7 +6,9 @@
 // --enable-recovery, so that mpirun leaves rank 0 running. `mute`: it lists
 // this machine's devices and builds programs and makes kernels as
 // parasol-node does, but never answers a launch, nor shows it is alive
-// meanwhile, as a node stuck in a vendor's call.
+// meanwhile, as a node stuck in a vendor's call. `dies`: as `mute`, but it
+// dies (SIGKILL) when its first launch arrives, as a node that crashed
+// mid-run; run under mpirun --enable-recovery.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -31,7 +33,7 @@ bool ended(MPI_Request& end) {
   return done;
 }
 
-void mute(int rank, MPI_Request& end) {
+void mute(int rank, MPI_Request& end, bool dies) {
   parasol::backend::RankDevices devices;
   devices.rank = rank;
   char host[256] = "";
@@ -61,7 +63,10 @@ void mute(int rank, MPI_Request& end) {
              MPI_STATUS_IGNORE);
     std::uint32_t op = 0;
     cluster::Reader(request).u32(op);
-    if (static_cast<cluster::Op>(op) == cluster::Op::Launch) continue;  // never answered
+    if (static_cast<cluster::Op>(op) == cluster::Op::Launch) {
+      if (dies) std::raise(SIGKILL);
+      continue;  // never answered
+    }
     commands.run(request);
   }
 }
@@ -81,7 +86,8 @@ int main(int argc, char** argv) {
   }
   MPI_Request end;
   MPI_Irecv(nullptr, 0, MPI_BYTE, 0, cluster::kEndTag, MPI_COMM_WORLD, &end);
-  if (std::strcmp(mode, "mute") == 0) mute(rank, end);
+  if (std::strcmp(mode, "mute") == 0 || std::strcmp(mode, "dies") == 0)
+    mute(rank, end, std::strcmp(mode, "dies") == 0);
   while (!ended(end)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   MPI_Finalize();
   return 0;
