@@ -35,32 +35,12 @@ std::vector<std::string> kernel_names(cl_program program) {
   return names;
 }
 
-std::string arg_text(cl_kernel kernel, cl_uint i, cl_kernel_arg_info param) {
-  std::size_t size = 0;
-  if (clGetKernelArgInfo(kernel, i, param, 0, nullptr, &size) != CL_SUCCESS || size == 0) return {};
-  std::string text(size, '\0');
-  clGetKernelArgInfo(kernel, i, param, size, text.data(), nullptr);
-  return text.substr(0, text.find('\0'));
-}
-
-// The kernel's arguments as clGetKernelArgInfo gives them; an address
-// qualifier the platform does not know is sent as kAddressUnknown.
+// The kernel's arguments as this node's platform answers clGetKernelArgInfo.
 void write_args(cl_kernel kernel, Writer& out) {
-  cl_uint n = 0;
-  if (clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr) != CL_SUCCESS) n = 0;
-  out.u32(n);
-  for (cl_uint i = 0; i < n; ++i) {
-    backend::KernelArgInfo a;
-    if (clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof a.address,
-                           &a.address, nullptr) != CL_SUCCESS)
-      a.address = backend::KernelArgInfo::kAddressUnknown;
-    clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof a.access, &a.access,
-                       nullptr);
-    clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof a.type_qualifier,
-                       &a.type_qualifier, nullptr);
-    out.u32(a.address).u32(a.access).u64(a.type_qualifier);
-    out.str(arg_text(kernel, i, CL_KERNEL_ARG_TYPE_NAME)).str(arg_text(kernel, i, CL_KERNEL_ARG_NAME));
-  }
+  const std::vector<backend::KernelArgInfo> args = backend::read_arg_info(kernel);
+  out.u32(static_cast<std::uint32_t>(args.size()));
+  for (const backend::KernelArgInfo& a : args)
+    out.u32(a.address).u32(a.access).u64(a.type_qualifier).str(a.type_name).str(a.name);
 }
 
 // One buffer argument of a launch as the request gives it.

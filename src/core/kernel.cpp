@@ -10,15 +10,6 @@
 namespace parasol::core {
 namespace {
 
-std::string arg_string(cl_kernel k, cl_uint i, cl_kernel_arg_info param) {
-  size_t size = 0;
-  if (clGetKernelArgInfo(k, i, param, 0, nullptr, &size) != CL_SUCCESS || !size) return {};
-  std::string s(size, '\0');
-  clGetKernelArgInfo(k, i, param, size, s.data(), nullptr);
-  s.resize(std::char_traits<char>::length(s.c_str()));
-  return s;
-}
-
 Kernel::WorkGroupLimits vendor_limits(const Device* d, cl_kernel k) {
   Kernel::WorkGroupLimits l;
   backend::VendorLock lock = backend::lock_vendor(d->worker());
@@ -56,26 +47,10 @@ Kernel::WorkGroupLimits remote_limits(const Device* d, const backend::RemoteKern
 }
 
 // The vendor's answer, for a program Parasol's front end did not read (a
-// binary, a source it could not parse). Without -cl-kernel-arg-info a
-// vendor may not know an argument's address qualifier: such an argument
-// takes a buffer or a value by what clSetKernelArg is given (as SOCL does).
+// binary, a source it could not parse).
 std::vector<backend::KernelArgInfo> vendor_arg_info(const Device* d, cl_kernel k) {
   backend::VendorLock lock = backend::lock_vendor(d->worker());
-  cl_uint n = 0;
-  clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr);
-  std::vector<backend::KernelArgInfo> info(n);
-  for (cl_uint i = 0; i < n; ++i) {
-    auto& a = info[i];
-    if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof a.address, &a.address,
-                           nullptr) != CL_SUCCESS)
-      a.address = backend::KernelArgInfo::kAddressUnknown;
-    clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof a.access, &a.access, nullptr);
-    clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof a.type_qualifier,
-                       &a.type_qualifier, nullptr);
-    a.type_name = arg_string(k, i, CL_KERNEL_ARG_TYPE_NAME);
-    a.name = arg_string(k, i, CL_KERNEL_ARG_NAME);
-  }
-  return info;
+  return backend::read_arg_info(k);
 }
 
 }  // namespace
