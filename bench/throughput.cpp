@@ -530,13 +530,23 @@ clGetDeviceStatsPARASOL_fn stats_fn(cl_platform_id parasol) {
       clGetExtensionFunctionAddressForPlatform(parasol, "clGetDeviceStatsPARASOL"));
 }
 
-std::vector<cl_ulong> commands_now(cl_platform_id parasol, const std::vector<cl_device_id>& devs) {
-  std::vector<cl_ulong> out;
+// Per device: the commands it ran, and how many of them were StarPU tasks
+// (the rest went to its vendor queues directly).
+struct Ran {
+  cl_ulong commands = 0, tasks = 0;
+};
+
+std::vector<Ran> commands_now(cl_platform_id parasol, const std::vector<cl_device_id>& devs) {
+  std::vector<Ran> out;
   auto fn = stats_fn(parasol);
+  auto paths = reinterpret_cast<clGetDevicePathsPARASOL_fn>(
+      clGetExtensionFunctionAddressForPlatform(parasol, "clGetDevicePathsPARASOL"));
   for (auto d : devs) {
     cl_parasol_device_stats s{};
+    cl_parasol_device_paths p{};
     if (fn) fn(d, &s);
-    out.push_back(s.commands);
+    if (paths) paths(d, &p);
+    out.push_back({s.commands, p.tasks});
   }
   return out;
 }
@@ -622,7 +632,7 @@ void run_workload(const Workload& w, cl_platform_id parasol, const std::vector<c
 
   std::vector<std::unique_ptr<Run>> runs;
   std::vector<double> best(targets.size(), 1e30);
-  std::vector<std::vector<cl_ulong>> placed(targets.size(), std::vector<cl_ulong>(pdevs.size(), 0));
+  std::vector<std::vector<Ran>> placed(targets.size(), std::vector<Ran>(pdevs.size()));
   for (size_t i = 0; i < targets.size(); ++i) {
     progress(w.name + ": set-up and warm-up of " + targets[i].label);
     runs.push_back(w.make(targets[i]));
@@ -640,7 +650,10 @@ void run_workload(const Workload& w, cl_platform_id parasol, const std::vector<c
       times[i].push_back(secs);
       auto after = commands_now(parasol, pdevs);
       if (!targets[i].parasol_devices.empty())
-        for (size_t d = 0; d < pdevs.size(); ++d) placed[i][d] += after[d] - before[d];
+        for (size_t d = 0; d < pdevs.size(); ++d) {
+          placed[i][d].commands += after[d].commands - before[d].commands;
+          placed[i][d].tasks += after[d].tasks - before[d].tasks;
+        }
     }
   for (size_t i = 0; show_rounds && i < targets.size(); ++i) {
     std::fprintf(stderr, "%s rounds, %s (ms):", w.name.c_str(), targets[i].label.c_str());
@@ -665,7 +678,7 @@ void run_workload(const Workload& w, cl_platform_id parasol, const std::vector<c
     return v[v.size() / 2];
   };
   std::printf("| configuration | %s | vs best vendor device | median rounds, vs that vendor | vs same device direct | commands per device "
-              "(timed rounds) | results |\n",
+              "(timed rounds; StarPU tasks among them) | results |\n",
               w.unit.c_str());
   std::printf("|---|---|---|---|---|---|---|\n");
   for (size_t i = 0; i < targets.size(); ++i) {
@@ -673,7 +686,10 @@ void run_workload(const Workload& w, cl_platform_id parasol, const std::vector<c
     std::string share = "-";
     if (!targets[i].parasol_devices.empty()) {
       share.clear();
-      for (size_t d = 0; d < pdevs.size(); ++d) share += (d ? " / " : "") + std::to_string(placed[i][d]);
+      for (size_t d = 0; d < pdevs.size(); ++d) {
+        share += (d ? " / " : "") + std::to_string(placed[i][d].commands);
+        if (placed[i][d].tasks) share += " (" + std::to_string(placed[i][d].tasks) + " tasks)";
+      }
     }
     std::string same = "-";
     if (same_device[i] >= 0) {

@@ -5,13 +5,21 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdint>
+#include <utility>
 
 namespace parasol::schedulers {
 namespace {
 
-// Commands steered toward each StarPU worker and not ended yet.
-std::array<std::atomic<int>, STARPU_NMAXWORKERS>& steered() {
-  static std::array<std::atomic<int>, STARPU_NMAXWORKERS> counts{};
+// Per StarPU worker: the commands steered toward it and not ended yet, and
+// when it was last chosen (a number drawn from `turns`).
+struct Steered {
+  std::array<std::atomic<int>, STARPU_NMAXWORKERS> running{};
+  std::array<std::atomic<std::uint64_t>, STARPU_NMAXWORKERS> last{};
+  std::atomic<std::uint64_t> turns{0};
+};
+Steered& steered() {
+  static Steered counts;
   return counts;
 }
 
@@ -47,14 +55,21 @@ AlikeSteer AlikeSteer::steer(std::span<core::Device* const> candidates, std::vec
           held_back.push_back(open[k]->worker().worker_id);
       continue;
     }
-    // Ties go to the first: a burst alternates over the group.
-    std::size_t keep = *std::min_element(group.begin(), group.end(), [&](std::size_t a, std::size_t b) {
-      return steered()[open[a]->worker().worker_id].load(std::memory_order_relaxed) <
-             steered()[open[b]->worker().worker_id].load(std::memory_order_relaxed);
-    });
+    // The fewest running; among those, the one chosen least recently: a
+    // burst alternates over the group even where each command ends before
+    // the next comes, whatever earlier bursts did.
+    auto load = [&](std::size_t k) {
+      const int w = open[k]->worker().worker_id;
+      return std::pair{steered().running[w].load(std::memory_order_relaxed),
+                       steered().last[w].load(std::memory_order_relaxed)};
+    };
+    std::size_t keep = *std::min_element(group.begin(), group.end(),
+                                         [&](std::size_t a, std::size_t b) { return load(a) < load(b); });
     for (std::size_t k : group)
       if (k != keep) held_back.push_back(open[k]->worker().worker_id);
-    steered()[open[keep]->worker().worker_id].fetch_add(1, std::memory_order_relaxed);
+    steered().running[open[keep]->worker().worker_id].fetch_add(1, std::memory_order_relaxed);
+    steered().last[open[keep]->worker().worker_id].store(
+        steered().turns.fetch_add(1, std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     s.toward_.push_back(open[keep]->worker().worker_id);
   }
   return s;
@@ -70,7 +85,7 @@ AlikeSteer& AlikeSteer::operator=(AlikeSteer&& o) noexcept {
 }
 
 void AlikeSteer::release() {
-  for (int w : toward_) steered()[w].fetch_sub(1, std::memory_order_relaxed);
+  for (int w : toward_) steered().running[w].fetch_sub(1, std::memory_order_relaxed);
   toward_.clear();
 }
 

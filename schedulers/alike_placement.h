@@ -13,7 +13,8 @@
 //  - none of the group holds them (they are in main RAM, or on an unlike
 //    device such as a CPU the guard moves work off:
 //    schedulers/calibration_guard.h): only the member with the fewest such
-//    commands still running may take it, so a burst alternates;
+//    commands still running (of those, the one chosen least recently) may
+//    take it, so a burst alternates;
 //  - some do: only those may take it, its read-only inputs are copied there
 //    (once, then shared while nobody writes them). dmda alone weighs that
 //    one move against the output's, and would bring every block reading a
@@ -39,8 +40,9 @@ class AlikeSteer {
   AlikeSteer() = default;
   // Among candidates not in held_back, for each group of alike devices:
   // where some hold_output(device), adds the others' workers to held_back;
-  // where none does, keeps the one with the fewest steered commands running,
-  // adds the others' workers to held_back and counts the command toward it.
+  // where none does, keeps the one with the fewest steered commands running
+  // (then the one chosen least recently), adds the others' workers to
+  // held_back and counts the command toward it.
   static AlikeSteer steer(std::span<core::Device* const> candidates, std::vector<int>& held_back,
                           const std::function<bool(const core::Device&)>& holds_output);
 

@@ -22,7 +22,7 @@ void CommandQueue::recorded(Device* on) {
 
 CommandQueue::Order CommandQueue::order(const Ref<Event>& event, Ordering ordering,
                                         bool empty_wait_list) {
-  in_flight_.fetch_add(1, std::memory_order_relaxed);
+  count_in();
   // Queue order orders, does not propagate failures: the command before (in
   // order) or the last barrier (out of order), plus, for a marker or barrier
   // with an empty wait list, every command since that barrier.
@@ -55,6 +55,7 @@ std::vector<Device*> CommandQueue::devices() const {
 }
 
 void CommandQueue::command_finished() {
+  if (!device_) context_->context_command_ended();
   if (in_flight_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     std::lock_guard lock(idle_mutex_);
     idle_.notify_all();

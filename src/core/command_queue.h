@@ -55,7 +55,7 @@ class CommandQueue final
   Order order(const Ref<Event>& event, Ordering ordering, bool empty_wait_list);
   // Counts a command in flight that order() did not (one standing for
   // records, runtime/submit.cpp).
-  void command_enqueued() { in_flight_.fetch_add(1, std::memory_order_relaxed); }
+  void command_enqueued() { count_in(); }
 
   // A command nobody will ask about (no event out, no wait list, not
   // blocking) may go to a device's vendor queue as a record: no event, no
@@ -96,7 +96,7 @@ class CommandQueue final
     for (Event* e : wait_list) deps.push_back(e);
     if (last_) deps.push_back(last_.get());
     // Counted before the launch: the event may complete within it.
-    in_flight_.fetch_add(1, std::memory_order_relaxed);
+    count_in();
     if (!launch(*event, std::span<Event* const>(deps.data(), deps.size()),
                 static_cast<const Device*>(tail_))) {
       command_finished();
@@ -118,6 +118,8 @@ class CommandQueue final
       used_direct_.store(true, std::memory_order_relaxed);
   }
   bool used_direct() const { return used_direct_.load(std::memory_order_relaxed); }
+  // Its commands enqueued and not finished.
+  std::uint64_t in_flight() const { return in_flight_.load(std::memory_order_relaxed); }
   // The queue's device, or every device of its context.
   std::vector<Device*> devices() const;
   void command_finished();
@@ -130,6 +132,11 @@ class CommandQueue final
   std::vector<cl_queue_properties> properties_array_;
   unsigned home_lane_;
 
+  // A command is in flight, counted in its context too on a context queue.
+  void count_in() {
+    in_flight_.fetch_add(1, std::memory_order_relaxed);
+    if (!device_) context_->context_command_began();
+  }
   // Under mutex_: a record went to on's lane (try_record()).
   void recorded(Device* on);
 

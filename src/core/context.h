@@ -39,6 +39,14 @@ class Context final : public Object<Context, _cl_context, ObjectKind::Context> {
   // default), or every launch that can be (the property is CL_TRUE).
   enum class Split { Never, Large, Always };
   Split splits_launches() const { return splits_launches_; }
+  // Commands of its context queues enqueued and not finished
+  // (CommandQueue counts them): a large launch splits only where no other
+  // runs beside it (runtime/split_launch.h).
+  void context_command_began() { context_commands_.fetch_add(1, std::memory_order_relaxed); }
+  void context_command_ended() { context_commands_.fetch_sub(1, std::memory_order_relaxed); }
+  std::uint64_t context_commands_in_flight() const {
+    return context_commands_.load(std::memory_order_relaxed);
+  }
 
   // Tells the application about an error through its pfn_notify, if any.
   void notify(const std::string& message) const;
@@ -82,6 +90,7 @@ class Context final : public Object<Context, _cl_context, ObjectKind::Context> {
   std::atomic<bool> sched_ready_{false};  // sched_ctx_ is set
   unsigned sched_ctx_ = 0;
   std::atomic<std::uint64_t> out_of_rotation_{0};  // bit per device index
+  std::atomic<std::uint64_t> context_commands_{0};
   bool owns_sched_ctx_ = false;
   std::mutex callbacks_mutex_;
   std::vector<std::pair<void(CL_CALLBACK*)(cl_context, void*), void*>> destructor_callbacks_;

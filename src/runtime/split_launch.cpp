@@ -445,6 +445,26 @@ bool choose_local(const core::Kernel& kernel, std::span<core::Device* const> dev
   return true;
 }
 
+// Whether commands of the context's queues are in flight that a launch does
+// not wait for: an application's own independent blocks, which keep the
+// devices busy already. A split would take devices from them, and put each
+// block's bytes on several devices, to be gathered again by its next launch
+// run whole: such a launch runs whole. Counted as before it: on an in-order
+// queue, the queue's commands in flight; the wait list's unfinished commands
+// of the context's other queues. An ancestor neither counts is taken as
+// beside it (the launch runs whole, never wrong).
+bool runs_beside_others(const core::CommandQueue& queue, std::span<core::Event* const> wait_list) {
+  const core::Context& context = *queue.context();
+  std::uint64_t before = queue.in_order() ? queue.in_flight() : 0;
+  for (const core::Event* e : wait_list) {
+    const core::CommandQueue* q = e->queue();
+    if (q && q->context() == &context && !q->device() && !(q == &queue && queue.in_order()) &&
+        !e->finished())
+      ++before;
+  }
+  return context.context_commands_in_flight() > before;
+}
+
 }  // namespace
 
 core::Ref<core::Event> try_split_launch(core::CommandQueue& queue, core::Kernel& kernel,
@@ -457,7 +477,9 @@ core::Ref<core::Event> try_split_launch(core::CommandQueue& queue, core::Kernel&
     return {};
   std::size_t items = 1;
   for (unsigned d = 0; d < whole.work_dim; ++d) items *= whole.global[d];
-  if (mode == core::Context::Split::Large && items < kMinSplitItems) return {};
+  if (mode == core::Context::Split::Large &&
+      (items < kMinSplitItems || runs_beside_others(queue, wait_list)))
+    return {};
   // The devices that could take a part: one per StarPU worker.
   std::vector<core::Device*> devices;
   context.any_in_rotation([&](core::Device* d) {

@@ -9,7 +9,9 @@
 // bounded, the written arguments that must be apart are, and every block's
 // written bytes lie apart from every other block's (their hulls, so that
 // each device gives back one range per argument). Anything else, and
-// launches with images or samplers, run whole.
+// launches with images or samplers, run whole. By default a launch splits
+// only where it is large and alone: no command of the context's queues in
+// flight beside it (an application's own blocks keep the devices busy).
 //
 // The data: the command holds every buffer argument's StarPU data in main
 // RAM (read, or read-write where a block writes it) for its whole run. Each

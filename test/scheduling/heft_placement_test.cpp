@@ -217,6 +217,52 @@ TEST_CASE_METHOD(TwoAlike, "under heft two alike devices share blocks that each 
   run("warm");
 }
 
+TEST_CASE_METHOD(TwoAlike, "under heft two alike devices share blocks that each end before the next comes") {
+  // An application that starts its blocks one at a time, each done before
+  // the next is enqueued: no alike device is busier at any launch, and the
+  // blocks still alternate (schedulers/alike_placement.h), then stay. The
+  // first launches, on blocks of their own, calibrate the kernel's model.
+  Program prog(ctx, fresh_source_tag() + kSaxpyLoop);
+  Kernel k(prog, "saxpy_loop");
+  const size_t n = 1 << 14;
+  const int calibration = 6, blocks = 8;
+  float a = 1.0f;
+  int reps = 4;
+  std::vector<float> x(n, 1.0f), y(n, 0.0f);
+  std::vector<std::unique_ptr<Mem>> xs, ys;
+  for (int b = 0; b < calibration; ++b) {
+    Mem bx(ctx, CL_MEM_COPY_HOST_PTR | CL_MEM_READ_ONLY, n * sizeof(float), x.data());
+    Mem by(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), y.data());
+    set_args(k, by.m, bx.m, a, reps);
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+    CL_REQUIRE(clFinish(q));
+  }
+  for (int b = 0; b < blocks; ++b) {
+    xs.push_back(std::make_unique<Mem>(ctx, CL_MEM_COPY_HOST_PTR | CL_MEM_READ_ONLY, n * sizeof(float), x.data()));
+    ys.push_back(std::make_unique<Mem>(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), y.data()));
+  }
+  std::string where;
+  int on0 = 0;
+  for (int round = 0; round < 2; ++round)
+    for (int b = 0; b < blocks; ++b) {
+      set_args(k, ys[b]->m, xs[b]->m, a, reps);
+      Event e;
+      CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, &e));
+      CL_REQUIRE(clWaitForEvents(1, &e.e));
+      where += ran_on(e) == devs[0] ? '0' : '1';
+      if (round == 1) on0 += ran_on(e) == devs[0];
+    }
+  INFO("device of each launch: " << where);
+  CHECK(on0 >= 3);
+  CHECK(on0 <= blocks - 3);
+  double ref = 0.0;
+  for (int i = 0; i < 2 * reps; ++i) ref = 1.0 + ref * 0.5;
+  for (int b = 0; b < blocks; ++b) {
+    CL_REQUIRE(clEnqueueReadBuffer(q, *ys[b], CL_TRUE, 0, n * sizeof(float), y.data(), 0, nullptr, nullptr));
+    CHECK(y[n - 1] == Approx(ref).epsilon(1e-5));
+  }
+}
+
 TEST_CASE_METHOD(TwoAlike, "under heft on alike devices blocks stay with their output while a shared input moves") {
   // nbody's shape: each step every block reads positions one kernel rewrote
   // on one device and writes an output of its own. The blocks stay where

@@ -354,6 +354,47 @@ TEST_CASE("by default a large launch splits and a small one runs whole") {
     if (out[i] != (i < small ? 2 : 1)) FAIL("element " << i << ": " << out[i]);
 }
 
+TEST_CASE("by default a large launch beside the application's own blocks in flight runs whole") {
+  const auto pocl = pocl_devices();
+  REQUIRE(pocl.size() >= 2);
+  Context ctx(pocl);
+  Program prog(ctx, "__kernel void inc(__global int* x) { x[get_global_id(0)] += 1; }");
+  Kernel k(prog, "inc");
+  const size_t n = size_t{1} << 20, local = 64;
+  std::vector<int> zeros(n, 0);
+  Mem a(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(int), zeros.data());
+  Mem b(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(int), zeros.data());
+  cl_int err = CL_SUCCESS;
+  cl_event gate = clCreateUserEvent(ctx, &err);
+  CL_REQUIRE(err);
+  // One block in flight (held by the gate) on one queue; launches that do
+  // not wait for it, on an out-of-order queue and on a second in-order
+  // queue, run whole.
+  Queue held(ctx, nullptr), ooo(ctx, nullptr, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE), other(ctx, nullptr);
+  Event first, beside, beside_in_order, after;
+  set_args(k, a.m);
+  CL_REQUIRE(clEnqueueNDRangeKernel(held, k, 1, nullptr, &n, &local, 1, &gate, &first));
+  set_args(k, b.m);
+  CL_REQUIRE(clEnqueueNDRangeKernel(ooo, k, 1, nullptr, &n, &local, 0, nullptr, &beside));
+  CL_REQUIRE(clEnqueueNDRangeKernel(other, k, 1, nullptr, &n, &local, 0, nullptr, &beside_in_order));
+  CHECK(split_devices(beside).empty());
+  CHECK(split_devices(beside_in_order).empty());
+  // Waiting for the block is not running beside it: after it, a launch
+  // alone splits.
+  CL_REQUIRE(clFinish(ooo));
+  CL_REQUIRE(clFinish(other));
+  CL_REQUIRE(clSetUserEventStatus(gate, CL_COMPLETE));
+  set_args(k, a.m);
+  CL_REQUIRE(clEnqueueNDRangeKernel(ooo, k, 1, nullptr, &n, &local, 1, &first.e, &after));
+  CL_REQUIRE(clFinish(ooo));
+  CL_REQUIRE(clFinish(held));
+  require_split(after, n / local);
+  CL_REQUIRE(clReleaseEvent(gate));
+  const auto got_a = read_all<int>(ooo, a, n), got_b = read_all<int>(ooo, b, n);
+  CHECK(std::count(got_a.begin(), got_a.end(), 2) == static_cast<long>(n));
+  CHECK(std::count(got_b.begin(), got_b.end(), 2) == static_cast<long>(n));
+}
+
 TEST_CASE("a split launch without a local size, in a dependent chain, on an out-of-order queue") {
   const auto pocl = pocl_devices();
   REQUIRE(pocl.size() >= 2);
