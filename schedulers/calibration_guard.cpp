@@ -154,8 +154,12 @@ CalibrationPlacement place_for_calibration(starpu_task* task, std::uint32_t foot
   }
   if (!idle.empty()) {
     // Calibrate the likely fastest idle device first: its measurements
-    // decide the most.
-    core::Device* pick = *std::min_element(idle.begin(), idle.end(), likely_faster);
+    // decide the most. Between alike devices, the one measured less: each
+    // calibration's data stays where it ran (runtime/direct_launch.h,
+    // sole_resident), so blocks started one at a time alternate.
+    core::Device* pick = *std::min_element(idle.begin(), idle.end(), [&](const core::Device* a, const core::Device* b) {
+      return a->alike(*b) ? slot(a).measured < slot(b).measured : likely_faster(a, b);
+    });
     ++slot(pick).in_flight;
     return only_on(pick, devices);
   }
@@ -168,9 +172,12 @@ CalibrationPlacement place_for_calibration(starpu_task* task, std::uint32_t foot
     return std::isnan(fastest) ? likely_faster(d, than) : fastest < than_us;
   };
   if (best.device) {
+    // A device alike to the measured one runs as fast: it stays a candidate
+    // (schedulers/alike_placement.h shares the burst between them).
     CalibrationPlacement p;
     for (core::Device* d : busy)
-      if (!may_beat(d, best.device, best.us)) p.held_back.push_back(d->worker().worker_id);
+      if (!d->alike(*best.device) && !may_beat(d, best.device, best.us))
+        p.held_back.push_back(d->worker().worker_id);
     return p;
   }
   // Nothing measured yet: the device that measured fastest so far, else the

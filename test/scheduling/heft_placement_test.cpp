@@ -2,6 +2,7 @@
 // used, and the faster device receives more of the work.
 #include <CL/cl_parasol.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <vector>
@@ -221,7 +222,8 @@ TEST_CASE_METHOD(TwoAlike, "under heft two alike devices share blocks that each 
   // An application that starts its blocks one at a time, each done before
   // the next is enqueued: no alike device is busier at any launch, and the
   // blocks still alternate (schedulers/alike_placement.h), then stay. The
-  // first launches, on blocks of their own, calibrate the kernel's model.
+  // first launches, on blocks of their own, calibrate the kernel's model
+  // (a, b: its first and second device).
   Program prog(ctx, fresh_source_tag() + kSaxpyLoop);
   Kernel k(prog, "saxpy_loop");
   const size_t n = 1 << 14;
@@ -230,18 +232,21 @@ TEST_CASE_METHOD(TwoAlike, "under heft two alike devices share blocks that each 
   int reps = 4;
   std::vector<float> x(n, 1.0f), y(n, 0.0f);
   std::vector<std::unique_ptr<Mem>> xs, ys;
+  std::string where;
   for (int b = 0; b < calibration; ++b) {
     Mem bx(ctx, CL_MEM_COPY_HOST_PTR | CL_MEM_READ_ONLY, n * sizeof(float), x.data());
     Mem by(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), y.data());
     set_args(k, by.m, bx.m, a, reps);
-    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
-    CL_REQUIRE(clFinish(q));
+    Event e;
+    CL_REQUIRE(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, &e));
+    CL_REQUIRE(clWaitForEvents(1, &e.e));
+    where += ran_on(e) == devs[0] ? 'a' : 'b';
   }
+  where += ' ';
   for (int b = 0; b < blocks; ++b) {
     xs.push_back(std::make_unique<Mem>(ctx, CL_MEM_COPY_HOST_PTR | CL_MEM_READ_ONLY, n * sizeof(float), x.data()));
     ys.push_back(std::make_unique<Mem>(ctx, CL_MEM_COPY_HOST_PTR, n * sizeof(float), y.data()));
   }
-  std::string where;
   int on0 = 0;
   for (int round = 0; round < 2; ++round)
     for (int b = 0; b < blocks; ++b) {
@@ -253,6 +258,9 @@ TEST_CASE_METHOD(TwoAlike, "under heft two alike devices share blocks that each 
       if (round == 1) on0 += ran_on(e) == devs[0];
     }
   INFO("device of each launch: " << where);
+  // The calibration's launches alternate too (schedulers/calibration_guard.h).
+  CHECK(std::count(where.begin(), where.begin() + calibration, 'a') >= 2);
+  CHECK(std::count(where.begin(), where.begin() + calibration, 'b') >= 2);
   CHECK(on0 >= 3);
   CHECK(on0 <= blocks - 3);
   double ref = 0.0;
