@@ -141,6 +141,11 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   // The dimensions (bit d) its code lets a launch be split along, once
   // access_ranges() was asked (0 before, and when none).
   unsigned split_dims() const { return split_dims_.load(std::memory_order_acquire); }
+  // One of its launches came while other commands of its context ran beside
+  // it (an application's own blocks): by default its launches no longer
+  // split (runtime/split_launch.h).
+  void launched_beside_others() { beside_others_.store(true, std::memory_order_relaxed); }
+  bool launches_beside_others() const { return beside_others_.load(std::memory_order_relaxed); }
 
   // Held while a launch sets a vendor kernel's arguments and enqueues it:
   // StarPU's workers and the direct path's threads launch the same kernel.
@@ -252,6 +257,7 @@ class Kernel final : public Object<Kernel, _cl_kernel, ObjectKind::Kernel> {
   mutable std::shared_ptr<const backend::native::ProgramRanges> program_ranges_;
   mutable const backend::native::KernelRanges* ranges_ = nullptr;
   mutable std::atomic<unsigned> split_dims_{0};
+  std::atomic<bool> beside_others_{false};
 };
 
 }  // namespace parasol::core

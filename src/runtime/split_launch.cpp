@@ -452,7 +452,9 @@ bool choose_local(const core::Kernel& kernel, std::span<core::Device* const> dev
 // run whole: such a launch runs whole. Counted as before it: on an in-order
 // queue, the queue's commands in flight; the wait list's unfinished commands
 // of the context's other queues. An ancestor neither counts is taken as
-// beside it (the launch runs whole, never wrong).
+// beside it (the launch runs whole, never wrong). Once a kernel's launch
+// ran beside others, its later launches run whole too: the first block of
+// an application's burst comes before the others do, alone.
 bool runs_beside_others(const core::CommandQueue& queue, std::span<core::Event* const> wait_list) {
   const core::Context& context = *queue.context();
   std::uint64_t before = queue.in_order() ? queue.in_flight() : 0;
@@ -477,9 +479,13 @@ core::Ref<core::Event> try_split_launch(core::CommandQueue& queue, core::Kernel&
     return {};
   std::size_t items = 1;
   for (unsigned d = 0; d < whole.work_dim; ++d) items *= whole.global[d];
-  if (mode == core::Context::Split::Large &&
-      (items < kMinSplitItems || runs_beside_others(queue, wait_list)))
-    return {};
+  if (mode == core::Context::Split::Large) {
+    if (items < kMinSplitItems || kernel.launches_beside_others()) return {};
+    if (runs_beside_others(queue, wait_list)) {
+      kernel.launched_beside_others();
+      return {};
+    }
+  }
   // The devices that could take a part: one per StarPU worker.
   std::vector<core::Device*> devices;
   context.any_in_rotation([&](core::Device* d) {

@@ -11,7 +11,8 @@
 // each device gives back one range per argument). Anything else, and
 // launches with images or samplers, run whole. By default a launch splits
 // only where it is large and alone: no command of the context's queues in
-// flight beside it (an application's own blocks keep the devices busy).
+// flight beside it (an application's own blocks keep the devices busy), nor
+// beside an earlier launch of the same kernel object.
 //
 // The data: the command holds every buffer argument's StarPU data in main
 // RAM (read, or read-write where a block writes it) for its whole run. Each

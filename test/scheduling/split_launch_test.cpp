@@ -380,19 +380,25 @@ TEST_CASE("by default a large launch beside the application's own blocks in flig
   CHECK(split_devices(beside).empty());
   CHECK(split_devices(beside_in_order).empty());
   // Waiting for the block is not running beside it: after it, a launch
-  // alone splits.
+  // alone splits, but not one of the kernel object that ran beside others
+  // (the first of an application's blocks comes alone).
   CL_REQUIRE(clFinish(ooo));
   CL_REQUIRE(clFinish(other));
   CL_REQUIRE(clSetUserEventStatus(gate, CL_COMPLETE));
-  set_args(k, a.m);
-  CL_REQUIRE(clEnqueueNDRangeKernel(ooo, k, 1, nullptr, &n, &local, 1, &first.e, &after));
+  Kernel fresh(prog, "inc");
+  set_args(fresh, a.m);
+  CL_REQUIRE(clEnqueueNDRangeKernel(ooo, fresh, 1, nullptr, &n, &local, 1, &first.e, &after));
   CL_REQUIRE(clFinish(ooo));
   CL_REQUIRE(clFinish(held));
   require_split(after, n / local);
+  Event alone;
+  CL_REQUIRE(clEnqueueNDRangeKernel(ooo, k, 1, nullptr, &n, &local, 0, nullptr, &alone));
+  CL_REQUIRE(clFinish(ooo));
+  CHECK(split_devices(alone).empty());
   CL_REQUIRE(clReleaseEvent(gate));
   const auto got_a = read_all<int>(ooo, a, n), got_b = read_all<int>(ooo, b, n);
   CHECK(std::count(got_a.begin(), got_a.end(), 2) == static_cast<long>(n));
-  CHECK(std::count(got_b.begin(), got_b.end(), 2) == static_cast<long>(n));
+  CHECK(std::count(got_b.begin(), got_b.end(), 3) == static_cast<long>(n));
 }
 
 TEST_CASE("a split launch without a local size, in a dependent chain, on an out-of-order queue") {
