@@ -118,6 +118,13 @@ class CommandQueue final
       used_direct_.store(true, std::memory_order_relaxed);
   }
   bool used_direct() const { return used_direct_.load(std::memory_order_relaxed); }
+  // The command a new one follows in queue order: an in-order queue's
+  // previous command, an out-of-order queue's last barrier; null when none
+  // has an event (records) or there is none.
+  Ref<Event> preceding() {
+    std::lock_guard lock(mutex_);
+    return in_order() ? last_ : last_barrier_;
+  }
   // The queue's device, or every device of its context.
   std::vector<Device*> devices() const;
   void command_finished();
