@@ -30,7 +30,10 @@ RankPlacement::Ticket RankPlacement::ticket_for(std::uint64_t key, const Place& 
   t.us = us;
   t.finish = start + static_cast<std::uint64_t>(t.us * 1e3);
   backlog_us_[place.executor] += t.us;
-  if (calibrating) measures_[{key, place.id}].calibrating = true;
+  ++outstanding_[place.executor];
+  Measure& m = measures_[{key, place.id}];
+  if (calibrating) m.calibrating = true;
+  m.last = ++choices_[key];
   return t;
 }
 
@@ -54,6 +57,18 @@ std::size_t RankPlacement::choose(std::uint64_t key, std::span<const Place> plac
       const double us = it != measures_.end() && it->second.runs > 0 ? it->second.us
                                                                       : known_us(key, places);
       ticket = ticket_for(key, places[i], start_on(places[i]), us, true);
+      return i;
+    }
+  }
+  // A probe: an idle place left out for a while.
+  const std::uint64_t count = choices_[key];
+  for (std::size_t i = 0; i < places.size(); ++i) {
+    if (!usable(places[i])) continue;
+    auto it = measures_.find({key, places[i].id});
+    auto busy = outstanding_.find(places[i].executor);
+    if (it != measures_.end() && !it->second.calibrating && count - it->second.last >= kProbePeriod &&
+        (busy == outstanding_.end() || busy->second == 0)) {
+      ticket = ticket_for(key, places[i], start_on(places[i]), it->second.us, true);
       return i;
     }
   }
@@ -99,6 +114,7 @@ void RankPlacement::end(const Ticket& t, std::uint64_t serial, std::uint64_t sta
   std::lock_guard lock(mutex_);
   double& backlog = backlog_us_[t.executor];
   backlog = std::max(0.0, backlog - t.us);
+  if (unsigned& n = outstanding_[t.executor]; n > 0) --n;
   Measure& m = measures_[{t.key, t.place}];
   if (t.calibrating) m.calibrating = false;
   if (outcome == Outcome::NodeLost) lost_.insert(t.executor);
@@ -111,7 +127,7 @@ void RankPlacement::end(const Ticket& t, std::uint64_t serial, std::uint64_t sta
   const std::uint64_t from = last < end_ns ? std::max(start_ns, last) : start_ns;
   last = std::max(last, end_ns);
   const double us = static_cast<double>(end_ns - from) * 1e-3;
-  if (m.runs < kCalibrationRuns)
+  if (m.runs < kCalibrationRuns || t.calibrating)  // a calibration or a probe
     m.us = us;
   else
     m.us += kSmoothing * (us - m.us);

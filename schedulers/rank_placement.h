@@ -35,6 +35,11 @@
 // replaces the first, which may hold one-time costs (a vendor compiling the
 // kernel at its first launch). Before any place has a measurement, commands
 // stay on the first place given: this process's devices, where the data are.
+// A place that took no command of a key for kProbePeriod choices of that
+// key, and has nothing outstanding, takes the next one as a probe: its
+// measurement replaces the old one, which may date from a busier time (a
+// rank measured while every rank shared the same cores keeps a slow
+// figure that nothing would ever correct otherwise).
 // A place whose executor lost its node (a command ended with
 // CL_DEVICE_NOT_AVAILABLE: runtime/remote_kernel_command.h) takes no more
 // commands while another place remains.
@@ -96,6 +101,7 @@ class RankPlacement {
   double backlog_us(std::uint64_t executor) const;
 
   static constexpr unsigned kCalibrationRuns = 2;
+  static constexpr std::uint64_t kProbePeriod = 32;
   // Weight of a new measurement in the smoothed time.
   static constexpr double kSmoothing = 0.3;
 
@@ -103,7 +109,8 @@ class RankPlacement {
   struct Measure {
     double us = 0;
     unsigned runs = 0;
-    bool calibrating = false;  // a calibrating command is out there
+    bool calibrating = false;  // a calibrating command (or a probe) is out there
+    std::uint64_t last = 0;    // the key's choices_ when the place last took one
   };
   struct KeyPlace {
     std::uint64_t key, place;
@@ -124,7 +131,9 @@ class RankPlacement {
 
   mutable std::mutex mutex_;
   std::unordered_map<KeyPlace, Measure, KeyPlaceHash> measures_;
+  std::unordered_map<std::uint64_t, std::uint64_t> choices_;  // commands counted, by key
   std::unordered_map<std::uint64_t, double> backlog_us_;       // by executor
+  std::unordered_map<std::uint64_t, unsigned> outstanding_;    // commands, by executor
   std::unordered_map<std::uint64_t, std::uint64_t> last_end_;  // by serial
   std::unordered_map<const void*, std::uint64_t> ends_;        // bound commands' expected ends
   std::unordered_set<std::uint64_t> lost_;                      // executors

@@ -116,7 +116,7 @@ std::optional<RankChoice> choose_rank(core::CommandQueue& queue, const core::Ker
     }
     log::debug("kernel ", kernel.name(), ": ",
                choice.remote ? choice.remote->label() : std::string("this process's devices"),
-               choice.ticket.calibrating ? " (calibrating)" : "", " [", seen, "]");
+               choice.ticket.calibrating ? " (calibrating or probing)" : "", " [", seen, "]");
   }
   return choice;
 }

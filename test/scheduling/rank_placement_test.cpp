@@ -3,6 +3,7 @@
 // load.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "schedulers/rank_placement.h"
@@ -141,4 +142,26 @@ TEST_CASE("with no place of this process, the first remote place calibrates firs
   CHECK(p.choose(kKey, remote, 0, 0, t) == 0);
   CHECK(p.choose(kKey, remote, 0, 0, t) == 1);
   CHECK(p.choose(kKey, remote, 0, 0, t) == 0);  // nothing measured: the first
+}
+
+TEST_CASE("an idle place left out for kProbePeriod commands is probed, and its new time kept") {
+  RankPlacement p;
+  std::uint64_t now = 0;
+  calibrate(p, {10, 10, 100}, now);
+  std::vector<double> ms{10, 10, 5};  // node 2 got faster since its calibration
+  std::vector<std::size_t> chosen;
+  for (std::uint64_t i = 0; i < RankPlacement::kProbePeriod + 4; ++i) {
+    RankPlacement::Ticket t;
+    const std::size_t at = p.choose(kKey, kPlaces, 0, now, t);
+    chosen.push_back(at);
+    run(p, t, kPlaces[at].executor, now, ms[at]);
+    now += 100 * kMs;
+  }
+  // Left out while it looked 10x slower, probed once idle long enough,
+  // then chosen for what it takes now.
+  const auto first = std::find(chosen.begin(), chosen.end(), std::size_t{2});
+  REQUIRE(first != chosen.end());
+  CHECK(first - chosen.begin() >= static_cast<long>(RankPlacement::kProbePeriod) - 6);
+  CHECK(p.time_us(kKey, 302) == Approx(5'000));
+  CHECK(chosen.back() == 2);
 }
