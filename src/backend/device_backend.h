@@ -7,7 +7,8 @@
 // its programs and makes its kernels. The layers above ask a device's
 // backend, or read its traits (vendor_traits.h); they never ask which kind
 // it is, except that a launch on a device whose commands another process
-// runs (remote_place()) goes there (runtime/submit.cpp).
+// runs (remote_place()) goes there, a context queue's kernel placed over
+// the ranks first (runtime/rank_choice.h).
 #pragma once
 
 #include <CL/cl.h>

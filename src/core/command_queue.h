@@ -120,6 +120,13 @@ class CommandQueue final
   bool used_direct() const { return used_direct_.load(std::memory_order_relaxed); }
   // Its commands enqueued and not finished.
   std::uint64_t in_flight() const { return in_flight_.load(std::memory_order_relaxed); }
+  // The command a new one follows in queue order: an in-order queue's
+  // previous command, an out-of-order queue's last barrier; null when none
+  // has an event (records) or there is none.
+  Ref<Event> preceding() {
+    std::lock_guard lock(mutex_);
+    return in_order() ? last_ : last_barrier_;
+  }
   // The queue's device, or every device of its context.
   std::vector<Device*> devices() const;
   void command_finished();

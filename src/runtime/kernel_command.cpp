@@ -236,6 +236,9 @@ core::Device* KernelCommand::policy_places_without_data() const {
 }
 
 bool KernelCommand::can_run_on(const core::Device& device) const {
+  // A task runs on a StarPU worker of this process: another rank's device,
+  // which has none, takes its launches as remote ones (runtime/rank_choice.h).
+  if (device.worker().worker_id < 0) return false;
   if (const backend::native::NativeKernel* nk = kernel_->native_for(&device))
     return backend::native::local_bytes(*nk, core::local_arg_bytes(args_)) <= backend::native::kLocalMemBytes;
   return kernel_->runs_on(&device);

@@ -133,9 +133,12 @@ cl_command_queue lane_queue(const core::Device& device, unsigned lane);
 // vendor queues (all but StarPU's) are finished and released.
 void release_lanes();
 
-// Calls f(lane) for every lane of device a command ever joined.
+// Calls f(lane) for every lane of device a command ever joined (none for a
+// device with no StarPU worker of this process: another rank's, which a
+// context queue's finish() and flush() meet among its context's devices).
 template <class F>
 void for_each_used_lane(const core::Device& device, F&& f) {
+  if (device.worker().worker_id < 0) return;
   for (unsigned i = 0; i < kMaxLanes; ++i) {
     Lane& lane = lane_slot(device, i);
     if (lane.used.load(std::memory_order_relaxed)) f(lane);

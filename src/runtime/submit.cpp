@@ -6,6 +6,7 @@
 #include "runtime/direct_launch.h"
 #include "runtime/divided_launch.h"
 #include "runtime/lane.h"
+#include "runtime/rank_choice.h"
 #include "runtime/remote_kernel_command.h"
 #include "runtime/split_launch.h"
 #include "util/small_vector.h"
@@ -22,17 +23,6 @@ core::Ref<core::Event> behind_records(core::CommandQueue& queue, core::Device& t
   queue.command_enqueued();
   queue_behind_lane(*watch, tail);
   return watch;
-}
-
-// The first device of context that has kernel, when every device of the
-// context is another rank's; else null.
-core::Device* only_remote_devices(const core::Context& context, const core::Kernel& kernel) {
-  core::Device* first = nullptr;
-  for (core::Device* d : context.devices()) {
-    if (!d->backend().remote_place()) return nullptr;
-    if (!first && kernel.runs_on(d)) first = d;
-  }
-  return first;
 }
 
 }  // namespace
@@ -66,19 +56,14 @@ core::Ref<core::Event> submit(core::CommandQueue& queue, cl_command_type type,
   return event;
 }
 
-core::Ref<core::Event> submit_kernel(core::CommandQueue& queue, core::Kernel& kernel,
-                                     core::Kernel::ArgsView& args, const NDRange& range,
-                                     std::span<core::Event* const> wait_list, bool wants_event) {
+namespace {
+
+// A launch on this process's devices: the queue's device, or those of its
+// context (StarPU's policy, or a split across them).
+core::Ref<core::Event> submit_here(core::CommandQueue& queue, core::Kernel& kernel,
+                                   core::Kernel::ArgsView& args, const NDRange& range,
+                                   std::span<core::Event* const> wait_list, bool wants_event) {
   core::Device* const pinned = queue.device();
-  // A device of another rank: its node runs the kernel, neither StarPU
-  // here nor a vendor queue of this process. A context queue places on the
-  // devices of this process only; one whose context has none runs on the
-  // first of its devices that has the kernel.
-  if (core::Device* remote = pinned ? pinned : only_remote_devices(*queue.context(), kernel);
-      remote && remote->backend().remote_place()) {
-    auto work = std::make_unique<RemoteKernelCommand>(&kernel, args.copy(), range, remote);
-    return submit(queue, CL_COMMAND_NDRANGE_KERNEL, std::move(work), wait_list);
-  }
   const unsigned sched_ctx = pinned ? 0 : queue.context()->sched_ctx();
   // A divide function's own launches of its kernel run undivided.
   const bool divisible = !pinned && kernel.has_divide_function() && !dividing(&kernel);
@@ -115,6 +100,30 @@ core::Ref<core::Event> submit_kernel(core::CommandQueue& queue, core::Kernel& ke
     return submit(queue, CL_COMMAND_NDRANGE_KERNEL, std::move(work), after);
   };
   return enqueue_divided(queue, kernel, key, wait_list, undivided);
+}
+
+}  // namespace
+
+core::Ref<core::Event> submit_kernel(core::CommandQueue& queue, core::Kernel& kernel,
+                                     core::Kernel::ArgsView& args, const NDRange& range,
+                                     std::span<core::Event* const> wait_list, bool wants_event) {
+  // A context holding devices of other ranks: Parasol chooses the rank
+  // first (runtime/rank_choice.h). Another rank's device: its node runs the
+  // kernel, neither StarPU here nor a vendor queue of this process.
+  const std::optional<RankChoice> choice =
+      choose_rank(queue, kernel, args.args(), range, wait_list);
+  if (choice && choice->remote) {
+    auto work = std::make_unique<RemoteKernelCommand>(&kernel, args.copy(), range, choice->remote);
+    core::Ref<core::Event> event =
+        submit(queue, CL_COMMAND_NDRANGE_KERNEL, std::move(work), wait_list);
+    follow_choice(*event, *choice);
+    return event;
+  }
+  if (!choice) return submit_here(queue, kernel, args, range, wait_list, wants_event);
+  // This process's devices, measured for the next choices: with an event.
+  core::Ref<core::Event> event = submit_here(queue, kernel, args, range, wait_list, true);
+  if (event) follow_choice(*event, *choice);
+  return event;
 }
 
 core::Ref<core::Event> submit_transfer(core::CommandQueue& queue, cl_command_type type,
