@@ -50,7 +50,6 @@ VendorTraits device_traits(cl_platform_id platform, cl_device_id device) {
   t.later_events_carry_failures =
       name.rfind("NVIDIA", 0) == 0 ||
       (pocl && pocl_cpu_fails_only_through_dependencies(platform, device));
-  t.events_come_free = pocl;
   return t;
 }
 

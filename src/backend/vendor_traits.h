@@ -24,12 +24,6 @@ struct VendorTraits {
   // failed command may be followed by successful ones, whose events would
   // hide its failure.
   bool later_events_carry_failures = false;
-  // The vendor makes an event for every command anyway (PoCL tracks its
-  // commands by their events): a direct command whose event the application
-  // holds asks for it, at the cost of a retain. A wait then waits for it;
-  // without it, a marker behind the command is one more command for the
-  // vendor to run before the waiter wakes.
-  bool events_come_free = false;
   // The direct path may send its commands straight to the device's vendor
   // queues (runtime/direct_launch.h): a vendor's device whose runtime is
   // thread-safe. Not the native device, whose kernels StarPU's CPU worker

@@ -71,13 +71,38 @@ void Event::begin_direct(Device* device, std::span<Event* const> deps,
   for (Event* e : named)
     if (!e->finished()) hold_for(e);
   start_gates_.store(1, std::memory_order_relaxed);  // begin_direct's own guard
+  // Its only dependency still running is the command before it in its
+  // in-order queue, queued on the same device: that one is ahead of it on
+  // the same lane (the queue's home there), so it stays CL_SUBMITTED until
+  // it ends itself (then CL_RUNNING and its end at once), with no successor
+  // entry on the one before and no pass on that one's end: about 370
+  // instructions a write of a stream of writes with events, half of them
+  // on the thread completing the one before (callgrind on PoCL). A profiled
+  // command's start time is when the one before ended: it keeps the gate.
+  Event* running = nullptr;
+  int still_running = 0;
   for (Event* e : deps)
-    if (!e->finished()) gate_start_on(e);
+    if (!e->finished() && e != running) {
+      running = e;
+      ++still_running;
+    }
+  const bool behind = still_running == 1 && !profiled_ && queue_ && running->queue_ == queue_ &&
+                      queue_->in_order() && running->queued_direct_on(device);
+  if (!behind)
+    for (Event* e : deps)
+      if (!e->finished()) gate_start_on(e);
   executed_on_ = device;
   if (queue_) queue_->went_direct();
-  if (start_gates_.fetch_sub(1, std::memory_order_acq_rel) != 1) {
+  if (behind && !shared) {
+    // Nothing to fire, nobody to race (as below).
+    t_submit_ = now_ns();
+    status_.store(CL_SUBMITTED, std::memory_order_release);
+    start_gates_.store(0, std::memory_order_relaxed);
+    return;
+  }
+  if (start_gates_.fetch_sub(1, std::memory_order_acq_rel) != 1 || behind) {
     // Behind commands still running: submitted, running once they end
-    // (pass_start_gate()), which may be now already.
+    // (pass_start_gate(), or its own end), which may be now already.
     std::unique_lock lock(mutex_);
     if (!t_submit_) t_submit_ = now_ns();
     set_status(CL_SUBMITTED, lock);

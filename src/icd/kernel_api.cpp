@@ -353,9 +353,8 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_ker
     range.local[i] = local[i];
   }
   for (Device* d : candidates) {
-    if (!k->runs_on(d)) continue;
-    auto limits = k->work_group_limits(d);
-    if (!local) continue;
+    if (!local || !k->runs_on(d)) continue;
+    const auto limits = k->work_group_limits(d);
     for (cl_uint i = work_dim; i < 3; ++i) range.local[i] = 1;
     size_t total = range.local[0] * range.local[1] * range.local[2];
     PARASOL_REFUSE_IF(total > limits.max_total, CL_INVALID_WORK_GROUP_SIZE, "work-group of ",

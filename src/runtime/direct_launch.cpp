@@ -181,9 +181,7 @@ DirectSlot::DirectSlot(const core::Device& device, unsigned lane)
 
 DirectSlot::DirectSlot(const core::Event& event, const LaneChoice& choice, bool waited)
     : DirectSlot(*event.executed_on(), choice.lane(),
-                 waited || event.profiled() || event.awaited() ||
-                     event.executed_on()->worker().traits.events_come_free,
-                 choice.waits()) {}
+                 waited || event.profiled() || event.awaited(), choice.waits()) {}
 
 std::uint64_t DirectSlot::join(LeasePins& pins, cl_event done,
                           DirectEnd complete, void* self, bool owned, std::uint64_t launch_time,

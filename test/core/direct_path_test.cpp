@@ -625,6 +625,95 @@ TEST_CASE("transfers with events go direct without command objects, ordered by t
   CHECK(went.records == (direct_enabled() ? 1u : 0u));
 }
 
+// Writes with events that nobody waits for go without vendor events of
+// their own, completed by a later proof of their lane (runtime/lane.h).
+// Asked about, they must progress all the same, without the application
+// flushing or finishing anything: a loop polling an event's status ends,
+// a callback set on one fires, and statuses only move forward.
+TEST_CASE("writes with events nobody waits for complete when polled, and fire their callbacks") {
+  LeasedBuffer b;
+  auto& q = b.d.q;
+  const size_t part = 16;
+  constexpr int kWrites = 300;
+  std::vector<std::vector<float>> patches(kWrites, std::vector<float>(part));
+  std::vector<Event> events(kWrites);
+  for (int i = 0; i < kWrites; ++i) {
+    const size_t at = (size_t(i) * part) % b.n;
+    for (size_t j = 0; j < part; ++j) patches[i][j] = float(i) * 1000.0f + float(j);
+    CL_REQUIRE(clEnqueueWriteBuffer(q, b.y, CL_FALSE, at * sizeof(float), part * sizeof(float),
+                                    patches[i].data(), 0, nullptr, &events[i]));
+    std::copy(patches[i].begin(), patches[i].end(), b.want.begin() + at);
+  }
+  // A callback on one in the middle: it fires with nothing else asked.
+  static std::atomic<int> fired{0};
+  fired = 0;
+  CL_REQUIRE(clSetEventCallback(events[kWrites / 2], CL_COMPLETE,
+                                [](cl_event, cl_int status, void*) {
+                                  if (status == CL_COMPLETE) ++fired;
+                                },
+                                nullptr));
+  // Polling the last one: its status moves only forward and reaches
+  // CL_COMPLETE within the bound.
+  cl_int last = CL_QUEUED;
+  const auto start = std::chrono::steady_clock::now();
+  bool monotonic = true;
+  for (;;) {
+    const cl_int now = event_status(events.back());
+    REQUIRE((now == CL_QUEUED || now == CL_SUBMITTED || now == CL_RUNNING || now == CL_COMPLETE));
+    monotonic = monotonic && now <= last;
+    last = now;
+    if (now == CL_COMPLETE) break;
+    REQUIRE(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+  }
+  CHECK(monotonic);
+  const auto fire_start = std::chrono::steady_clock::now();
+  while (fired.load() == 0 &&
+         std::chrono::steady_clock::now() - fire_start < std::chrono::seconds(30))
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(fired.load() == 1);
+  // The queue is in order: every write before the last is complete too.
+  for (auto& e : events) CHECK(event_status(e) == CL_COMPLETE);
+  check_equal(read_all(q, b.y, b.n), b.want);
+  CL_REQUIRE(clFinish(q));
+  CHECK(fired.load() == 1);
+}
+
+// A write with an event, named in the wait lists of commands on another
+// queue of the same device (another lane, with PARASOL_LANES=4) and on
+// another device: they run after it and see what it wrote, with nothing
+// but the wait lists ordering them.
+TEST_CASE("a write with an event orders commands of other queues and devices that name it") {
+  TwoDevices t;
+  const size_t n = 1024;
+  std::vector<float> want = initial(n);
+  Mem y(t.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float), want.data());
+  enqueue_steps(t.qa, t.k, y, 1.0f, 1, n);  // y leased on the first device
+  step_on_cpu(want, 1.0f, 1);
+  CL_REQUIRE(clFinish(t.qa));
+  Queue qa2(t.ctx, t.devs[0]);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<float> patch(n);
+    for (size_t i = 0; i < n; ++i) patch[i] = float(round * 10) + float(i % 7);
+    Event w, s;
+    CL_REQUIRE(clEnqueueWriteBuffer(t.qa, y, CL_FALSE, 0, n * sizeof(float), patch.data(), 0,
+                                    nullptr, &w));
+    want = patch;
+    // The step on another queue of the same device, after the write.
+    set_args(t.k, y.m, 3.0f);
+    CL_REQUIRE(clEnqueueNDRangeKernel(qa2, t.k, 1, nullptr, &n, nullptr, 1, &w.e, &s));
+    step_on_cpu(want, 3.0f, 1);
+    // A read on the other device, after the step (which names the write).
+    std::vector<float> got(n, -1.0f);
+    CL_REQUIRE(clEnqueueReadBuffer(t.qb, y, CL_TRUE, 0, n * sizeof(float), got.data(), 1, &s.e,
+                                   nullptr));
+    check_equal(got, want);
+    CHECK(event_status(w) == CL_COMPLETE);
+    CHECK(event_status(s) == CL_COMPLETE);
+  }
+  CL_REQUIRE(clFinish(t.qa));
+  CL_REQUIRE(clFinish(qa2));
+}
+
 // A blocking read or write larger than what the vendor's own blocking call
 // takes (DirectTransfer::kVendorBlockingBytes, 4 MiB) waits on its own
 // vendor event instead: the data is there on return all the same.
