@@ -21,6 +21,7 @@
 // vector loop per group of work-items), not rounds.
 #pragma once
 
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Function.h>
 
 #include <optional>
@@ -77,6 +78,11 @@ std::optional<RoundsPlan> plan_rounds(llvm::Function& kernel);
 
 // Whether plan_rounds would take the kernel (and leaves it untouched).
 bool runs_in_rounds(llvm::Function& kernel);
+
+// Whether every work-item in the loop leaves it at the same round: every
+// branch out of it decides on round-uniform values (uniform header phis
+// included).
+bool leaves_uniformly(llvm::Loop& loop);
 
 // Whether v is the same in all work-items that run in one round: built from
 // constants, kernel arguments, the launch geometry other than the local id,
