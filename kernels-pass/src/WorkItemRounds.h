@@ -16,9 +16,8 @@
 // Only loops that every work-item leaves at the same round run in rounds:
 // with work-items leaving apart (each work-item's Collatz sequence), a
 // round still costs every work-item of the strip its slots' loads and
-// stores, and was measured slower than the scalar loop; that case needs
-// the loop's values kept in vector registers across iterations (a masked
-// vector loop per group of work-items), not rounds.
+// stores, and was measured slower than the scalar loop; that case runs in
+// lanes (WorkItemLanes.h), its values in vector registers.
 #pragma once
 
 #include <llvm/Analysis/LoopInfo.h>
