@@ -4,7 +4,8 @@
 // them, in the same process, the machine's own limits over the same cores:
 // a plain C++ triad over std::thread (the bandwidth a streaming kernel can
 // reach) and a plain loop-nest SGEMM compiled -O3 for the CPU it runs on.
-// Also the build latency of a small program, cold (empty caches) and cached.
+// Also the launch overhead of an empty kernel, and the build latency of a
+// small program, cold (empty caches) and cached.
 // Figures, never asserts: a wrong result is reported in the table.
 //
 //   bench_native_vs_pocl [substring...]   only the workloads whose names contain one (default: all)
@@ -14,6 +15,8 @@
 //     (floats per array of copy, scale, saxpy, triad)
 //   BENCH_REDUCE_N [16777216] BENCH_STENCIL_N [4096] (grid side) BENCH_BS_N [1048576]
 //   BENCH_SGEMM_N [512] BENCH_NBODY_N [4096] BENCH_COLLATZ_N [4194304]
+//   BENCH_LAUNCHES [1000] (launches of the empty kernel per timed run of a "launch" row:
+//     µs per launch, native / PoCL as a time ratio, not in the geomean)
 //   BENCH_REF_THREADS [every CPU the process may use] (the C++ references' threads)
 //   BENCH_THREAD_STATS=1: every thread's CPU time and context switches after the tables
 // PoCL's kernel cache goes to a fresh XDG_CACHE_HOME and Parasol's to a
@@ -118,6 +121,9 @@ const char* kCollatzSource =
     "  steps[i] = s;\n"
     "}\n";
 
+// The launch-overhead workloads' kernel: nothing to run, no argument.
+const char* kEmptySource = "__kernel void empty(void) {}\n";
+
 struct Device {
   const char* label;
   cl_device_id id = nullptr;
@@ -167,6 +173,7 @@ struct Result {
   double work = 0;                   // units of work per timed run
   double bytes = 0;                  // bytes per timed run (0: not a bandwidth figure)
   Ref reference = Ref::None;
+  bool launch = false;               // a launch-overhead row: µs per launch, not in the geomean
   double seconds[2] = {1e30, 1e30};  // native, PoCL
   bool ok[2] = {false, false};
 };
@@ -312,6 +319,29 @@ Instance collatz(Device& d) {
   };
   in.release = [=] { clReleaseMemObject(steps), clReleaseKernel(k), clReleaseProgram(p); };
   return in;
+}
+
+// Launches of an empty kernel: `launches` enqueued, then clFinish (or a
+// clFinish after each one), over `global` work-items in groups of `local`.
+int launches() { return env_int("BENCH_LAUNCHES", 1000); }
+
+Workload empty_launches(size_t global, size_t local, bool finish_each) {
+  return [=](Device& d) {
+    cl_program p = build(d.ctx, kEmptySource);
+    cl_kernel k = kernel(p, "empty");
+    const int n = launches();
+    Instance in;
+    in.run = [=, &d] {
+      for (int i = 0; i < n; ++i) {
+        BENCH_CHECK(clEnqueueNDRangeKernel(d.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+        if (finish_each) BENCH_CHECK(clFinish(d.q));
+      }
+      BENCH_CHECK(clFinish(d.q));
+    };
+    in.check = [] { return true; };
+    in.release = [=] { clReleaseKernel(k), clReleaseProgram(p); };
+    return in;
+  };
 }
 
 Instance blackscholes(Device& d) {
@@ -670,6 +700,7 @@ int main(int argc, char** argv) {
     double bytes;  // bytes a timed run must move at least (0: not a bandwidth figure)
     Ref reference;
     Workload fn;
+    bool launch = false;
   };
   const int iters = iterations(), half = std::max(1, iters / 2);
   const double sn = double(stream_n()), mega = 1e-6 * iters;
@@ -690,6 +721,12 @@ int main(int argc, char** argv) {
       {"nbody (forces)", "G interactions/s", 1e-9 * nbody_n * nbody_n * half, 0, Ref::None, nbody},
       {"divergent loops (Collatz)", "M items/s", mega * env_int("BENCH_COLLATZ_N", 1 << 22), 0,
        Ref::None, collatz},
+      {"launch: empty kernel, 1 work-item", "", double(launches()), 0, Ref::None,
+       empty_launches(1, 1, false), true},
+      {"launch: empty kernel, 1024 work-items in groups of 64", "", double(launches()), 0,
+       Ref::None, empty_launches(1024, 64, false), true},
+      {"launch: empty kernel, 1 work-item, clFinish after each", "", double(launches()), 0,
+       Ref::None, empty_launches(1, 1, true), true},
   };
   std::vector<Result> results;
   for (const auto& w : workloads) {
@@ -698,7 +735,7 @@ int main(int argc, char** argv) {
     if (!wanted) continue;
     Result res;
     res.name = w.name, res.unit = w.unit, res.work = w.work, res.bytes = w.bytes;
-    res.reference = w.reference;
+    res.reference = w.reference, res.launch = w.launch;
     Instance in[2] = {w.fn(devs[0]), w.fn(devs[1])};
     for (int i = 0; i < 2; ++i)
       for (int k = 0; k < warmup; ++k) in[i].run();
@@ -731,7 +768,10 @@ int main(int argc, char** argv) {
   std::printf("| workload | native | PoCL | native / PoCL | GB/s native, PoCL | native / C++ reference |"
               " results (native, PoCL) |\n|---|---|---|---|---|---|---|\n");
   double log_sum = 0;
+  size_t kernels = 0;
   for (const auto& r : results) {
+    if (r.launch) continue;
+    ++kernels;
     double tn = r.work / r.seconds[0], tp = r.work / r.seconds[1];
     log_sum += std::log(tn / tp);
     char bandwidth[64] = "", versus[64] = "";
@@ -746,8 +786,19 @@ int main(int argc, char** argv) {
                 r.unit.c_str(), tp, r.unit.c_str(), tn / tp, bandwidth, versus,
                 r.ok[0] ? "ok" : "WRONG", r.ok[1] ? "ok" : "WRONG");
   }
-  if (!results.empty())
-    std::printf("| **geomean** | | | **%.2fx** | | | |\n\n", std::exp(log_sum / results.size()));
+  if (kernels)
+    std::printf("| **geomean** | | | **%.2fx** | | | |\n", std::exp(log_sum / kernels));
+  std::printf("\n");
+  if (kernels < results.size()) {
+    std::printf("| launch overhead (%d launches) | native | PoCL | native / PoCL (time) | results |\n"
+                "|---|---|---|---|---|\n", launches());
+    for (const auto& r : results)
+      if (r.launch)
+        std::printf("| %s | %.2f µs | %.2f µs | %.2fx | %s, %s |\n", r.name.c_str(),
+                    r.seconds[0] / r.work * 1e6, r.seconds[1] / r.work * 1e6, r.seconds[0] / r.seconds[1],
+                    r.ok[0] ? "ok" : "WRONG", r.ok[1] ? "ok" : "WRONG");
+    std::printf("\n");
+  }
   std::printf("| build of a small program (saxpy) | native | PoCL | PoCL / native |\n|---|---|---|---|\n");
   std::printf("| cold (empty cache) | %.1f ms | %.1f ms | %.2fx |\n", cold[0], cold[1], cold[1] / cold[0]);
   std::printf("| cached | %.3f ms | %.3f ms | %.2fx |\n", cached[0], cached[1], cached[1] / cached[0]);

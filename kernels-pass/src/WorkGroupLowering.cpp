@@ -20,11 +20,13 @@
 // and the loop's region runs again while any work-item is left in it.
 #include "WorkGroupLowering.h"
 
+#include "WorkItemLanes.h"
 #include "WorkItemRounds.h"
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/SetVector.h>
 #include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/TargetTransformInfo.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
@@ -109,7 +111,9 @@ struct Region {
 
 class KernelLowering {
  public:
-  KernelLowering(Module& m, Function& k) : m_(m), k_(k), ctx_(m.getContext()), dl_(m.getDataLayout()) {}
+  // lanes: the strip width when the kernel runs in lanes (WorkItemLanes.h), else 0.
+  KernelLowering(Module& m, Function& k, unsigned lanes)
+      : m_(m), k_(k), ctx_(m.getContext()), dl_(m.getDataLayout()), lanes_(lanes) {}
   Function* run();
 
  private:
@@ -124,11 +128,13 @@ class KernelLowering {
   Value* select_dim(IRBuilder<>& b, Value* dim, const std::array<Value*, 3>& v, Value* fallback);
   Value* clone_uniform(Value* v, Instruction* at, DenseMap<Value*, Value*>& done);
   void emit_strips(IRBuilder<>& b);
+  void emit_lanes_nest(IRBuilder<>& b);
 
   Module& m_;
   Function& k_;
   LLVMContext& ctx_;
   const DataLayout& dl_;
+  unsigned lanes_;
   SmallPtrSet<BasicBlock*, 8> barrier_blocks_;
   std::vector<Region> regions_;
   DenseMap<BasicBlock*, unsigned> region_of_start_;  // region start -> index
@@ -680,6 +686,52 @@ void KernelLowering::emit_region(Region& r) {
   }
 }
 
+// Lanes (WorkItemLanes.h): z and y loops as usual, the x loop over strips
+// of lanes_ work-items, the last strip masked to the local size.
+void KernelLowering::emit_lanes_nest(IRBuilder<>& b) {
+  Type* i64 = b.getInt64Ty();
+  BasicBlock* before = b.GetInsertBlock();
+  BasicBlock* zh = BasicBlock::Create(ctx_, "lanes.z", w_);
+  BasicBlock* yh = BasicBlock::Create(ctx_, "lanes.y", w_);
+  BasicBlock* xh = BasicBlock::Create(ctx_, "lanes.x", w_);
+  BasicBlock* xl = BasicBlock::Create(ctx_, "lanes.x.latch", w_);
+  BasicBlock* yl = BasicBlock::Create(ctx_, "lanes.y.latch", w_);
+  BasicBlock* zl = BasicBlock::Create(ctx_, "lanes.z.latch", w_);
+  BasicBlock* done = BasicBlock::Create(ctx_, "lanes.done", w_);
+  b.CreateBr(zh);
+  b.SetInsertPoint(zh);
+  PHINode* z = b.CreatePHI(i64, 2, "lid.z");
+  b.CreateBr(yh);
+  b.SetInsertPoint(yh);
+  PHINode* y = b.CreatePHI(i64, 2, "lid.y");
+  b.CreateBr(xh);
+  b.SetInsertPoint(xh);
+  PHINode* x = b.CreatePHI(i64, 2, "lid.x");
+  SmallVector<Constant*, 32> steps;
+  for (unsigned l = 0; l < lanes_; ++l) steps.push_back(b.getInt64(l));
+  Value* lanes = b.CreateAdd(b.CreateVectorSplat(lanes_, x), ConstantVector::get(steps), "lid.x.lanes");
+  Value* in_strip = b.CreateICmpULT(lanes, b.CreateVectorSplat(lanes_, local_size_[0]), "in.strip");
+  emit_lanes(k_, lanes_, b, {lanes, y, z}, in_strip, vmap_args_);
+  b.CreateBr(xl);
+  b.SetInsertPoint(xl);
+  Value* x1 = b.CreateNUWAdd(x, b.getInt64(lanes_), "lid.x.next");
+  b.CreateCondBr(b.CreateICmpULT(x1, local_size_[0]), xh, yl);
+  b.SetInsertPoint(yl);
+  Value* y1 = b.CreateNUWAdd(y, b.getInt64(1), "lid.y.next");
+  b.CreateCondBr(b.CreateICmpULT(y1, local_size_[1]), yh, zl);
+  b.SetInsertPoint(zl);
+  Value* z1 = b.CreateNUWAdd(z, b.getInt64(1), "lid.z.next");
+  b.CreateCondBr(b.CreateICmpULT(z1, local_size_[2]), zh, done);
+  b.SetInsertPoint(done);
+  b.CreateRetVoid();
+  z->addIncoming(b.getInt64(0), before);
+  z->addIncoming(z1, zl);
+  y->addIncoming(b.getInt64(0), zh);
+  y->addIncoming(y1, yl);
+  x->addIncoming(b.getInt64(0), yh);
+  x->addIncoming(x1, xl);
+}
+
 void KernelLowering::resolve_geometry(Function& w) {
   for (Instruction& i : make_early_inc_range(instructions(w))) {
     auto* call = dyn_cast<CallInst>(&i);
@@ -786,16 +838,20 @@ Function* KernelLowering::run() {
   else if (any_many)
     next_ = b.CreateAlloca(b.getInt32Ty(), nullptr, "next");
 
-  for (size_t i = 0; i < regions_.size(); ++i)
-    region_pre_.push_back(BasicBlock::Create(ctx_, region_name(i) + ".pre", w_));
-  if (rounds_) {
-    emit_strips(b);
+  if (lanes_) {
+    emit_lanes_nest(b);
   } else {
-    lo_ = {b.getInt64(0), b.getInt64(0), b.getInt64(0)};
-    hi_ = local_size_;
-    b.CreateBr(region_pre_[0]);
+    for (size_t i = 0; i < regions_.size(); ++i)
+      region_pre_.push_back(BasicBlock::Create(ctx_, region_name(i) + ".pre", w_));
+    if (rounds_) {
+      emit_strips(b);
+    } else {
+      lo_ = {b.getInt64(0), b.getInt64(0), b.getInt64(0)};
+      hi_ = local_size_;
+      b.CreateBr(region_pre_[0]);
+    }
+    for (Region& r : regions_) emit_region(r);
   }
-  for (Region& r : regions_) emit_region(r);
 
   resolve_geometry(*w_);
   place_local_variables(*w_);
@@ -831,7 +887,15 @@ PreservedAnalyses WorkGroupLoweringPass::run(Module& m, ModuleAnalysisManager& a
     fpm.addPass(InstCombinePass());
     fam.invalidate(*k, fpm.run(*k, fam));
   }
-  for (Function* k : kernels) KernelLowering(m, *k).run();
+  for (Function* k : kernels) {
+    unsigned lanes = 0;
+    if (runs_in_lanes(*k)) {
+      TypeSize bits = fam.getResult<TargetIRAnalysis>(*k).getRegisterBitWidth(
+          TargetTransformInfo::RGK_FixedWidthVector);
+      lanes = lanes_width(*k, static_cast<unsigned>(bits.getKnownMinValue()));
+    }
+    KernelLowering(m, *k, lanes).run();
+  }
   // The per-item originals now refer into the new functions; drop them.
   // A kernel still called from elsewhere keeps a declaration.
   for (Function* k : kernels) {

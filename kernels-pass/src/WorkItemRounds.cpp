@@ -112,8 +112,8 @@ std::vector<PHINode*> uniform_phis(Loop& l) {
   return out;
 }
 
-// Whether every work-item in L leaves it at the same round: every branch
-// out of L decides on round-uniform values (WorkItemRounds.h says why).
+}  // namespace
+
 bool leaves_uniformly(Loop& l) {
   SmallPtrSet<Value*, 8> uniform;
   for (PHINode* phi : uniform_phis(l)) uniform.insert(phi);
@@ -125,6 +125,8 @@ bool leaves_uniformly(Loop& l) {
   }
   return true;
 }
+
+namespace {
 
 // One block that takes every edge into `to` (which has no phis left).
 BasicBlock* cut_before(BasicBlock* to, const char* name) {

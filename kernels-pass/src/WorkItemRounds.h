@@ -16,11 +16,11 @@
 // Only loops that every work-item leaves at the same round run in rounds:
 // with work-items leaving apart (each work-item's Collatz sequence), a
 // round still costs every work-item of the strip its slots' loads and
-// stores, and was measured slower than the scalar loop; that case needs
-// the loop's values kept in vector registers across iterations (a masked
-// vector loop per group of work-items), not rounds.
+// stores, and was measured slower than the scalar loop; that case runs in
+// lanes (WorkItemLanes.h), its values in vector registers.
 #pragma once
 
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Function.h>
 
 #include <optional>
@@ -77,6 +77,11 @@ std::optional<RoundsPlan> plan_rounds(llvm::Function& kernel);
 
 // Whether plan_rounds would take the kernel (and leaves it untouched).
 bool runs_in_rounds(llvm::Function& kernel);
+
+// Whether every work-item in the loop leaves it at the same round: every
+// branch out of it decides on round-uniform values (uniform header phis
+// included).
+bool leaves_uniformly(llvm::Loop& loop);
 
 // Whether v is the same in all work-items that run in one round: built from
 // constants, kernel arguments, the launch geometry other than the local id,

@@ -1,7 +1,7 @@
-// Kernels whose work-item loop holds an inner loop: those that run in
-// rounds (WorkItemRounds.h: nbody, the 2D kernel) and those that keep the
-// plain lowering (work-items leaving the loop at different iterations) give
-// the results of one work-item after another. Work-group sizes that are no
+// Kernels whose work-item loop holds an inner loop that every work-item
+// leaves at the same iteration run in rounds (WorkItemRounds.h: nbody, the
+// 2D kernel) and give the results of one work-item after another (loops
+// left apart run in lanes: lanes_tests.cpp). Work-group sizes that are no
 // multiple of any vector width, global offsets, several threads.
 #include "executor.h"
 
@@ -76,40 +76,6 @@ TEST_CASE("nbody in rounds: the scalar lowering's floats, bit for bit", "[e2e][r
     for (int c = 0; c < 3; ++c) REQUIRE(std::fabs(got[4 * i + c] - acc[c]) <= 1e-4 * (1 + std::fabs(acc[c])));
   }
   for (unsigned i = count; i < n; ++i) REQUIRE(got[4 * i] == -7.0f);
-}
-
-TEST_CASE("a loop whose work-items leave it apart keeps the plain lowering: Collatz sequences", "[e2e][rounds]") {
-  auto p = build_ok(R"(
-    __kernel void collatz(__global uint* steps, __global ulong* peak, ulong first) {
-      size_t i = get_global_id(0);
-      ulong v = first + i, top = v;
-      uint s = 0;
-      while (v != 1) {
-        v = (v & 1) ? 3 * v + 1 : v >> 1;
-        top = max(top, v);
-        ++s;
-      }
-      steps[i - get_global_offset(0)] = s;
-      peak[i - get_global_offset(0)] = top;
-    })");
-  const std::size_t groups = 7, local = 29, n = groups * local, offset = 11;
-  const unsigned long long first = 1000;
-  Buf<unsigned> steps(n, ~0u);
-  Buf<unsigned long long> peak(n, 0);
-  Args args;
-  args.ptr(steps.data()).ptr(peak.data()).value(first);
-  run(*p, "collatz", args, with_offset(range(1, {n}, {local}), offset), 3);
-  for (std::size_t i = 0; i < n; ++i) {
-    unsigned long long v = first + offset + i, top = v;
-    unsigned s = 0;
-    while (v != 1) {
-      v = (v & 1) ? 3 * v + 1 : v >> 1;
-      top = std::max(top, v);
-      ++s;
-    }
-    REQUIRE(steps[i] == s);
-    REQUIRE(peak[i] == top);
-  }
 }
 
 TEST_CASE("a uniform loop that work-items leave early, by break and by return", "[e2e][rounds]") {

@@ -38,7 +38,7 @@ done:
 }
 
 ; Work-items leave the loop at different iterations (the exit reads the
-; work-item's own value).
+; work-item's own value): it runs in lanes (lanes_divergent.ll), not rounds.
 define spir_kernel void @divergent(ptr addrspace(1) %a) {
 entry:
   %lid = call i64 @__parasol_local_id(i32 0)
@@ -75,23 +75,22 @@ done:
 }
 
 ; CHECK-LABEL: define void @__parasol_wg_atomic(
-; CHECK-NOT: round
+; CHECK-NOT: {{round|lanes}}
 ; CHECK: loop.r0:
 ; CHECK: atomicrmw add
 ; CHECK: br i1 %more.r0, label %loop.r0, label %done.r0
 ; CHECK-NOT: round
 ; CHECK-LABEL: define void @__parasol_wg_barrier(
-; CHECK-NOT: round
+; CHECK-NOT: {{round|lanes}}
 ; CHECK: loop.r1:
 ; CHECK: br i1 %more.r1, label %loop.r1, label %done.r1
 ; CHECK-NOT: round
 ; CHECK-LABEL: define void @__parasol_wg_divergent(
 ; CHECK-NOT: round
-; CHECK: loop.r0:
-; CHECK: br i1 %more.r0, label %loop.r0, label %done.r0
+; CHECK: lanes.loop:
 ; CHECK-NOT: round
 ; CHECK-LABEL: define void @__parasol_wg_short(
-; CHECK-NOT: round
+; CHECK-NOT: {{round|lanes}}
 ; CHECK: loop.r0:
 ; CHECK: br i1 %more.r0, label %loop.r0, label %done.r0
 ; CHECK-NOT: round

@@ -14,6 +14,11 @@ namespace {
 // sleeping thread takes about as long again to wake.
 constexpr auto kSpin = std::chrono::microseconds(100);
 
+// A launch whose groups would all run on the calling thread within this
+// (the first group's time, times their count) runs there: waking the pool
+// costs more (a futex wake, or a spinning thread's cache lines).
+constexpr auto kInline = std::chrono::microseconds(10);
+
 // Chunks per thread's range: a thread that finishes early takes from the
 // others in pieces this fine.
 constexpr std::size_t kChunksPerThread = 16;
@@ -83,8 +88,11 @@ void ThreadPool::worker(std::size_t index) {
   for (;;) {
     await(generation_, [&](std::uint32_t g) { return g != seen; });
     seen = generation_.load(std::memory_order_acquire);
-    run_share(index);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_all();
+    // Joins the launch open now, if any (a later one than `seen` is as
+    // good); one that closed before this thread came is left alone.
+    joined_.fetch_add(1, std::memory_order_seq_cst);
+    if (open_.load(std::memory_order_seq_cst)) run_share(index);
+    if (joined_.fetch_sub(1, std::memory_order_acq_rel) == 1) joined_.notify_all();
   }
 }
 
@@ -94,19 +102,31 @@ void ThreadPool::parallel_for(std::size_t count, const Body& body) {
     body(0, count, 0);
     return;
   }
+  // The first group, timed, tells whether the launch is worth the pool.
+  const auto start = std::chrono::steady_clock::now();
+  body(0, 1, 0);
+  if ((std::chrono::steady_clock::now() - start) * (count - 1) <= kInline) {
+    body(1, count, 0);
+    return;
+  }
   std::lock_guard lock(launch_);
-  const std::size_t n = size();
+  const std::size_t n = size(), rest = count - 1;
   for (std::size_t t = 0; t < n; ++t) {
-    ranges_[t].next.store(count * t / n, std::memory_order_relaxed);
-    ranges_[t].end = count * (t + 1) / n;
+    ranges_[t].next.store(1 + rest * t / n, std::memory_order_relaxed);
+    ranges_[t].end = 1 + rest * (t + 1) / n;
   }
   body_ = &body;
-  chunk_ = std::max<std::size_t>(1, count / (n * kChunksPerThread));
-  pending_.store(static_cast<std::uint32_t>(threads_.size()), std::memory_order_relaxed);
+  chunk_ = std::max<std::size_t>(1, rest / (n * kChunksPerThread));
+  open_.store(true, std::memory_order_seq_cst);
   generation_.fetch_add(1, std::memory_order_release);
   generation_.notify_all();
   run_share(0);
-  await(pending_, [](std::uint32_t p) { return p == 0; });
+  // Every chunk is taken: close the launch, then wait for the threads that
+  // joined it to finish theirs. Either a joining thread sees it closed, or
+  // this one sees it joined (both sides sequentially consistent).
+  open_.store(false, std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // orders the store before await's loads
+  await(joined_, [](std::uint32_t j) { return j == 0; });
 }
 
 }  // namespace parasol::backend::native

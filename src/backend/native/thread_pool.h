@@ -9,7 +9,13 @@
 // from the others', so uneven items still balance. Chunks shrink near a
 // range's end.
 // Threads spin a short while after a launch before they sleep: the next
-// launch of a stream finds them awake.
+// launch of a stream finds them awake. A launch starts with its first group
+// on the calling thread, timed: one whose groups would all be done there
+// within 10 µs (an empty kernel, a few small groups) stays there, without
+// waking the pool. The calling thread waits only for the threads that
+// joined its launch: one that wakes after the calling thread has taken the
+// last chunk finds the launch closed, and a launch never waits for a
+// sleeping thread to wake.
 #pragma once
 
 #include <atomic>
@@ -48,10 +54,11 @@ class ThreadPool {
   std::vector<std::thread> threads_;
   std::unique_ptr<Range[]> ranges_;
   std::mutex launch_;  // one launch at a time
-  // Bumped by each launch (workers wait for a change); the threads of the
-  // current launch that have not finished their share.
+  // Bumped by each launch (workers wait for a change); whether the current
+  // launch still takes threads; the threads in it (or deciding whether to join).
   std::atomic<std::uint32_t> generation_{0};
-  std::atomic<std::uint32_t> pending_{0};
+  std::atomic<bool> open_{false};
+  std::atomic<std::uint32_t> joined_{0};
   // The current launch; written before generation_ moves, read after.
   const Body* body_ = nullptr;
   std::size_t chunk_ = 1;
