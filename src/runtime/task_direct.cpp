@@ -158,7 +158,10 @@ bool TaskCommand::try_record_with_event(core::Event& event, std::span<core::Even
 void TaskCommand::on_event_record_done(void* self, cl_int proof_status, std::uint64_t) {
   auto& event = *static_cast<core::Event*>(self);
   const cl_int status = event_record_status(event, proof_status, "command");
-  record_command(event.executed_on()->worker().worker_id, now_ns() - event.time_start());
+  // From its submission, which its enqueuing thread wrote before the hand-
+  // over: its start may be written now by the waiter of another lane (the
+  // end of a command it waited for), and may still be 0.
+  record_command(event.executed_on()->worker().worker_id, now_ns() - event.time_submit());
   event.complete(status);
 }
 
