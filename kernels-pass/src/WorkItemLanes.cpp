@@ -101,20 +101,8 @@ bool forward_order(Function& k, Loop& l, std::vector<BasicBlock*>& order) {
   return true;
 }
 
-struct Analyses {
-  explicit Analyses(Function& k)
-      : dt(k), li(dt), tlii(Triple(k.getParent()->getTargetTriple())), tli(tlii, &k), ac(k),
-        se(k, tli, ac, dt, li) {}
-  DominatorTree dt;
-  LoopInfo li;
-  TargetLibraryInfoImpl tlii;
-  TargetLibraryInfo tli;
-  AssumptionCache ac;
-  ScalarEvolution se;
-};
-
 // The kernel's one loop when it runs in lanes, else none.
-Loop* lanes_loop(Function& k, Analyses& a) {
+Loop* lanes_loop(Function& k, KernelLoopAnalyses& a) {
   if (a.li.getTopLevelLoops().size() != 1) return nullptr;
   Loop* l = a.li.getTopLevelLoops()[0];
   if (!l->isInnermost()) return nullptr;
@@ -368,7 +356,7 @@ void Lanes::loop(Loop& l, const std::vector<BasicBlock*>& order) {
 }
 
 void Lanes::emit(Value* in_strip) {
-  Analyses a(k_);
+  KernelLoopAnalyses a(k_);
   Loop* l = a.li.getTopLevelLoops()[0];
   std::vector<BasicBlock*> order;
   forward_order(k_, *l, order);
@@ -394,7 +382,7 @@ bool runs_in_lanes(Function& k) {
     if (auto* c = dyn_cast<CallInst>(&i))
       if (c->getCalledFunction() && c->getCalledFunction()->getName() == kBarrierFn) return false;
   if (runs_in_rounds(k)) return false;
-  Analyses a(k);
+  KernelLoopAnalyses a(k);
   return lanes_loop(k, a) != nullptr;
 }
 

@@ -164,10 +164,8 @@ bool is_round_uniform(Value* v, const SmallPtrSetImpl<Value*>& uniform, unsigned
 namespace {
 
 // L of the kernel, or none: the analyses it is found with, alive while used.
-struct LoopChoice {
-  explicit LoopChoice(Function& k)
-      : dt(k), li(dt), tlii(Triple(k.getParent()->getTargetTriple())), tli(tlii, &k), ac(k),
-        se(k, tli, ac, dt, li) {
+struct LoopChoice : KernelLoopAnalyses {
+  explicit LoopChoice(Function& k) : KernelLoopAnalyses(k) {
     if (has_barrier(k) || !interleaving_safe(k)) return;
     for (Loop* l : li.getTopLevelLoops()) {
       if (!l->isInnermost() || !l->getUniqueExitBlock() || !l->getLoopLatch()) continue;
@@ -184,12 +182,6 @@ struct LoopChoice {
         if (c->getCalledFunction() && c->getCalledFunction()->getName() == kBarrierFn) return true;
     return false;
   }
-  DominatorTree dt;
-  LoopInfo li;
-  TargetLibraryInfoImpl tlii;
-  TargetLibraryInfo tli;
-  AssumptionCache ac;
-  ScalarEvolution se;
   Loop* chosen = nullptr;
 };
 

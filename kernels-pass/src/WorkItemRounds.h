@@ -20,8 +20,14 @@
 // lanes (WorkItemLanes.h), its values in vector registers.
 #pragma once
 
+#include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/Module.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <optional>
 #include <vector>
@@ -77,6 +83,20 @@ std::optional<RoundsPlan> plan_rounds(llvm::Function& kernel);
 
 // Whether plan_rounds would take the kernel (and leaves it untouched).
 bool runs_in_rounds(llvm::Function& kernel);
+
+// The analyses a kernel's loops are chosen with (rounds and lanes), built
+// for the kernel as it is.
+struct KernelLoopAnalyses {
+  explicit KernelLoopAnalyses(llvm::Function& k)
+      : dt(k), li(dt), tlii(llvm::Triple(k.getParent()->getTargetTriple())), tli(tlii, &k),
+        ac(k), se(k, tli, ac, dt, li) {}
+  llvm::DominatorTree dt;
+  llvm::LoopInfo li;
+  llvm::TargetLibraryInfoImpl tlii;
+  llvm::TargetLibraryInfo tli;
+  llvm::AssumptionCache ac;
+  llvm::ScalarEvolution se;
+};
 
 // Whether every work-item in the loop leaves it at the same round: every
 // branch out of it decides on round-uniform values (uniform header phis
