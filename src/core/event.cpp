@@ -75,10 +75,9 @@ void Event::begin_direct(Device* device, std::span<Event* const> deps,
   // in-order queue, queued on the same device: that one is ahead of it on
   // the same lane (the queue's home there), so it stays CL_SUBMITTED until
   // it ends itself (then CL_RUNNING and its end at once), with no successor
-  // entry on the one before and no pass on that one's end: about 370
-  // instructions a write of a stream of writes with events, half of them
-  // on the thread completing the one before (callgrind on PoCL). A profiled
-  // command's start time is when the one before ended: it keeps the gate.
+  // entry on the one before and no pass on that one's end (work on the
+  // thread completing the one before). A profiled command's start time is
+  // when the one before ended: it keeps the gate.
   Event* running = nullptr;
   int still_running = 0;
   for (Event* e : deps)
